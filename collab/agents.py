@@ -1,0 +1,308 @@
+"""Agents are data: how to call a CLI, how the prompt goes in, how the reply comes out.
+
+Built-in agents live in ``BUILTIN``; ``$COLLAB_HOME/config.toml`` may add more under
+``[agents.NAME]`` (see README). Nothing here runs a process: the runners do.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from collab.errors import PrerequisiteError, UsageError
+from collab.paths import collab_home
+
+PromptVia = Literal["stdin", "file"]
+OutputKind = Literal["claude-json", "text"]
+
+# Variables that make a nested `claude -p` think it runs inside another Claude Code.
+CLAUDE_NESTING_VARS = ("CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT")
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """One agent CLI. ``argv`` tokens may be ``{prompt_file}`` or ``{model}``."""
+
+    name: str
+    argv: tuple[str, ...]
+    model_argv: tuple[str, ...] = ()
+    prompt: PromptVia = "stdin"
+    output: OutputKind = "text"
+    env_unset: tuple[str, ...] = ()
+    env_set: tuple[tuple[str, str], ...] = ()
+    needs_model: bool = False
+    install_hint: str = ""
+    version_argv: tuple[str, ...] = ("--version",)
+
+    @property
+    def binary(self) -> str:
+        return self.argv[0]
+
+
+BUILTIN: dict[str, AgentSpec] = {
+    "claude": AgentSpec(
+        name="claude",
+        argv=("claude", "-p", "--output-format", "json", "--no-session-persistence"),
+        model_argv=("--model", "{model}"),
+        output="claude-json",
+        env_unset=CLAUDE_NESTING_VARS,
+        install_hint="npm install -g @anthropic-ai/claude-code, then run `claude` once to log in",
+    ),
+    "codex": AgentSpec(
+        name="codex",
+        argv=("codex", "exec", "--skip-git-repo-check", "--color", "never", "-"),
+        model_argv=("-m", "{model}"),
+        install_hint="npm install -g @openai/codex",
+    ),
+    "gemini": AgentSpec(
+        name="gemini",
+        argv=("gemini",),
+        model_argv=("-m", "{model}"),
+        install_hint="npm install -g @google/gemini-cli",
+    ),
+    "ollama": AgentSpec(
+        name="ollama",
+        argv=("ollama", "run", "{model}"),
+        needs_model=True,
+        install_hint="install ollama and pull a model (ollama pull llama3.2)",
+    ),
+    "llm": AgentSpec(
+        name="llm",
+        argv=("llm", "prompt", "--no-log"),
+        model_argv=("-m", "{model}"),
+        install_hint="pip install llm (or pip install 'collab[local]' for an offline model)",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+
+def sum_usage(usages: Sequence[Usage]) -> Usage | None:
+    if not usages:
+        return None
+    return Usage(
+        input_tokens=sum(u.input_tokens for u in usages),
+        output_tokens=sum(u.output_tokens for u in usages),
+        cache_read_tokens=sum(u.cache_read_tokens for u in usages),
+        cache_write_tokens=sum(u.cache_write_tokens for u in usages),
+    )
+
+
+@dataclass(frozen=True)
+class AgentReply:
+    """A reply as the agent reported it. ``ok`` False means the turn failed."""
+
+    ok: bool
+    text: str
+    error: str | None = None
+    empty: bool = False
+    usage: Usage | None = None
+    cost_usd: float | None = None
+    session_id: str | None = None
+    extra: Mapping[str, object] = field(default_factory=dict)
+
+
+def load_agents(config_path: Path | None = None) -> dict[str, AgentSpec]:
+    """Built-ins plus ``[agents.NAME]`` tables from the user's config.toml."""
+    agents = dict(BUILTIN)
+    path = config_path or collab_home() / "config.toml"
+    if not path.is_file():
+        return agents
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise UsageError(f"cannot read {path}: {exc}") from None
+    table = data.get("agents", {})
+    if not isinstance(table, dict):
+        raise UsageError(f"{path}: [agents] must be a table")
+    for name, raw in table.items():
+        agents[name] = _spec_from_toml(path, name, raw)
+    return agents
+
+
+def _spec_from_toml(path: Path, name: str, raw: object) -> AgentSpec:
+    where = f"{path}: [agents.{name}]"
+    if not isinstance(raw, dict):
+        raise UsageError(f"{where} must be a table")
+    argv = raw.get("argv")
+    if not _str_list(argv) or not argv:
+        raise UsageError(f"{where}: argv must be a non-empty list of strings")
+    model_argv = raw.get("model_argv", [])
+    if not _str_list(model_argv):
+        raise UsageError(f"{where}: model_argv must be a list of strings")
+    prompt = raw.get("prompt", "file" if "{prompt_file}" in argv else "stdin")
+    if prompt not in ("stdin", "file"):
+        raise UsageError(f"{where}: prompt must be 'stdin' or 'file'")
+    if prompt == "file" and "{prompt_file}" not in argv:
+        raise UsageError(f"{where}: prompt = 'file' needs a '{{prompt_file}}' item in argv")
+    output = raw.get("output", "text")
+    if output not in ("claude-json", "text"):
+        raise UsageError(f"{where}: output must be 'claude-json' or 'text'")
+    env = raw.get("env", {})
+    if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
+        raise UsageError(f"{where}: env must be a table of strings")
+    unset = raw.get("env_unset", [])
+    if not _str_list(unset):
+        raise UsageError(f"{where}: env_unset must be a list of strings")
+    return AgentSpec(
+        name=name,
+        argv=tuple(argv),
+        model_argv=tuple(model_argv),
+        prompt=prompt,
+        output=output,
+        env_unset=tuple(unset),
+        env_set=tuple(sorted(env.items())),
+        needs_model=bool(raw.get("needs_model", False)),
+        install_hint=str(raw.get("install_hint", "")),
+    )
+
+
+def _str_list(v: object) -> bool:
+    return isinstance(v, list) and all(isinstance(x, str) for x in v)
+
+
+def command_spec(template: str) -> AgentSpec:
+    """The ``command`` agent: a user argv template, split like a shell would, never run by one."""
+    import shlex
+
+    try:
+        argv = tuple(shlex.split(template))
+    except ValueError as exc:
+        raise UsageError(f"--agent-command: {exc}") from None
+    if not argv:
+        raise UsageError("--agent-command is empty")
+    prompt: PromptVia = "file" if any("{prompt_file}" in a for a in argv) else "stdin"
+    return AgentSpec(name="command", argv=argv, prompt=prompt)
+
+
+def get_agent(name: str, agents: Mapping[str, AgentSpec]) -> AgentSpec:
+    try:
+        return agents[name]
+    except KeyError:
+        valid = ", ".join(sorted(agents))
+        raise UsageError(f"unknown agent '{name}'; choose one of: {valid}") from None
+
+
+def resolve_binary(spec: AgentSpec, path: str | None = None) -> str:
+    """Absolute path of the agent's executable, or a PrerequisiteError saying how to get it."""
+    override = os.environ.get(f"COLLAB_{spec.name.upper().replace('-', '_')}_BIN")
+    candidate = override or spec.binary
+    found = shutil.which(candidate, path=path)
+    if not found:
+        hint = spec.install_hint or "install it or fix PATH"
+        raise PrerequisiteError(f"agent CLI '{candidate}' not found on PATH", hint=hint)
+    return os.path.abspath(found)
+
+
+def build_argv(spec: AgentSpec, binary: str, model: str | None, prompt_file: Path) -> list[str]:
+    """The argv list; user text (model, path) only ever becomes one whole argument."""
+    if spec.needs_model and not model:
+        raise UsageError(f"agent '{spec.name}' needs a model: pass --model")
+    tokens = list(spec.argv[1:])
+    if model and spec.model_argv and "{model}" not in " ".join(tokens):
+        tokens += list(spec.model_argv)
+    out = [binary]
+    for tok in tokens:
+        if "{model}" in tok and not model:
+            continue
+        out.append(tok.replace("{prompt_file}", str(prompt_file)).replace("{model}", model or ""))
+    return out
+
+
+def build_env(spec: AgentSpec, base: Mapping[str, str]) -> dict[str, str]:
+    env = {k: v for k, v in base.items() if k not in spec.env_unset}
+    env.update(dict(spec.env_set))
+    return env
+
+
+def interpret(spec: AgentSpec, exit_code: int, stdout: str, stderr: str) -> AgentReply:
+    """Decide success by exit code and the CLI's own error flag, never by stderr."""
+    if spec.output == "claude-json":
+        return _interpret_claude(exit_code, stdout, stderr)
+    text = stdout.strip()
+    if exit_code != 0:
+        return AgentReply(ok=False, text=text, error=_first_lines(stderr or stdout))
+    if not text:
+        return AgentReply(ok=False, text="", empty=True, error="empty reply")
+    return AgentReply(ok=True, text=text)
+
+
+def _interpret_claude(exit_code: int, stdout: str, stderr: str) -> AgentReply:
+    doc = _last_json_object(stdout)
+    if doc is None:
+        err = _first_lines(stdout or stderr) or f"exit {exit_code} with no output"
+        if exit_code == 0:
+            if not stdout.strip():
+                return AgentReply(ok=False, text="", empty=True, error="empty reply")
+            return AgentReply(ok=False, text="", error=f"unreadable JSON output: {err}")
+        return AgentReply(ok=False, text="", error=err)
+    result = doc.get("result")
+    text = result.strip() if isinstance(result, str) else ""
+    usage = _usage(doc.get("usage"))
+    cost = doc.get("total_cost_usd")
+    cost_usd = float(cost) if isinstance(cost, int | float) else None
+    sid = doc.get("session_id")
+    session_id = sid if isinstance(sid, str) else None
+    is_error = doc.get("is_error") is True
+    extra = {k: doc[k] for k in ("duration_ms", "num_turns", "api_error_status") if k in doc}
+    common = {"usage": usage, "cost_usd": cost_usd, "session_id": session_id, "extra": extra}
+    if exit_code != 0 or is_error:
+        status = doc.get("api_error_status")
+        msg = _first_lines(text or stderr) or f"exit {exit_code}"
+        if status is not None and str(status) not in msg:
+            msg = f"API status {status}: {msg}"
+        return AgentReply(ok=False, text=text, error=msg, **common)  # type: ignore[arg-type]
+    if not text:
+        return AgentReply(ok=False, text="", empty=True, error="empty result", **common)  # type: ignore[arg-type]
+    return AgentReply(ok=True, text=text, **common)  # type: ignore[arg-type]
+
+
+def _usage(raw: object) -> Usage | None:
+    if not isinstance(raw, dict):
+        return None
+
+    def n(key: str) -> int:
+        v = raw.get(key)
+        return int(v) if isinstance(v, int | float) else 0
+
+    return Usage(
+        input_tokens=n("input_tokens"),
+        output_tokens=n("output_tokens"),
+        cache_read_tokens=n("cache_read_input_tokens"),
+        cache_write_tokens=n("cache_creation_input_tokens"),
+    )
+
+
+def _last_json_object(stdout: str) -> dict[str, object] | None:
+    text = stdout.strip()
+    if not text:
+        return None
+    candidates: Sequence[str] = [text, *reversed(text.splitlines())]
+    for cand in candidates:
+        cand = cand.strip()
+        if not cand.startswith("{"):
+            continue
+        try:
+            doc = json.loads(cand)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(doc, dict):
+            return doc
+    return None
+
+
+def _first_lines(text: str, n: int = 5) -> str:
+    lines = [ln.rstrip() for ln in text.strip().splitlines() if ln.strip()]
+    return "\n".join(lines[:n])

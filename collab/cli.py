@@ -1,0 +1,398 @@
+"""Command line: parse options, run the orchestrator, render the outcome, map errors."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from collab.errors import EXIT_INTERRUPTED, EXIT_USAGE, CollabError
+
+if TYPE_CHECKING:
+    from collab.config import DebateConfig
+    from collab.orchestrator import RunnerFactory
+    from collab.state import RunState
+    from collab.store import RunDir
+
+app = typer.Typer(
+    name="collab",
+    help="Autonomous multi-round debates between AI agent CLIs, ended by a neutral Judge.",
+    no_args_is_help=True,
+    pretty_exceptions_show_locals=False,
+    add_completion=False,
+    rich_markup_mode=None,
+)
+presets_app = typer.Typer(help="List the built-in and user presets, or show one.")
+app.add_typer(presets_app, name="presets")
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print exactly one JSON document on stdout.")]
+
+
+def _echo_json(doc: object) -> None:
+    sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+    sys.stdout.flush()
+
+
+# -- debate --------------------------------------------------------------------------------
+
+
+@app.command()
+def debate(
+    topic: Annotated[str, typer.Argument(help='What to debate, e.g. "JWT vs sessions".')],
+    *,
+    preset: Annotated[
+        str | None, typer.Option("--preset", "-p", help="A preset (collab presets).")
+    ] = None,
+    role_a: Annotated[
+        str | None, typer.Option("--role-a", help='Custom Role A: "Name: description".')
+    ] = None,
+    role_b: Annotated[
+        str | None, typer.Option("--role-b", help='Custom Role B: "Name: description".')
+    ] = None,
+    rounds: Annotated[int, typer.Option("--rounds", "-r", help="Rounds, 2–7.")] = 3,
+    context: Annotated[
+        list[str] | None,
+        typer.Option("--context", "-c", help="A text file both sides read (repeatable)."),
+    ] = None,
+    agent: Annotated[
+        str | None, typer.Option("--agent", help="Agent for both roles and the judge.")
+    ] = None,
+    agent_a: Annotated[str | None, typer.Option("--agent-a", help="Agent for Role A.")] = None,
+    agent_b: Annotated[str | None, typer.Option("--agent-b", help="Agent for Role B.")] = None,
+    judge_agent: Annotated[
+        str | None, typer.Option("--judge-agent", help="Agent for the Judge.")
+    ] = None,
+    model: Annotated[
+        str | None, typer.Option("--model", "-m", help="Model for both roles and the judge.")
+    ] = None,
+    model_a: Annotated[str | None, typer.Option("--model-a")] = None,
+    model_b: Annotated[str | None, typer.Option("--model-b")] = None,
+    judge_model: Annotated[str | None, typer.Option("--judge-model")] = None,
+    timeout: Annotated[float, typer.Option("--timeout", help="Seconds per turn.")] = 120.0,
+    judge_timeout: Annotated[
+        float, typer.Option("--judge-timeout", help="Seconds for the Judge.")
+    ] = 180.0,
+    budget: Annotated[
+        float, typer.Option("--budget", help="Seconds for the whole debate.")
+    ] = 900.0,
+    max_chars: Annotated[int, typer.Option("--max-chars", help="Prose limit per reply.")] = 1000,
+    max_cost: Annotated[
+        float | None,
+        typer.Option("--max-cost", help="Stop before a turn once this many USD are spent."),
+    ] = None,
+    context_budget: Annotated[
+        int, typer.Option("--context-budget", help="Max characters of context, all files.")
+    ] = 60_000,
+    lang: Annotated[str, typer.Option("--lang", help="auto, en or ja.")] = "auto",
+    runner: Annotated[str, typer.Option("--runner", help="auto, tmux or subprocess.")] = "auto",
+    keep_temp: Annotated[
+        bool, typer.Option("--keep-temp", help="Keep the per-run temp dir.")
+    ] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Run a debate between Role A and Role B, then a neutral Judge summary."""
+    from collab.agents import load_agents
+    from collab.config import DebateRequest, build_config
+
+    agents = load_agents()
+    req = DebateRequest(
+        topic=topic,
+        preset=preset,
+        role_a=role_a,
+        role_b=role_b,
+        rounds=rounds,
+        context=tuple(context or ()),
+        agent_a=agent_a or agent or "claude",
+        agent_b=agent_b or agent or "claude",
+        judge_agent=judge_agent or agent or "claude",
+        model_a=model_a or model,
+        model_b=model_b or model,
+        judge_model=judge_model or model,
+        turn_timeout=timeout,
+        judge_timeout=judge_timeout,
+        budget=budget,
+        max_chars=max_chars,
+        lang=lang,
+        runner=runner,
+        keep_temp=keep_temp,
+        max_cost=max_cost,
+        context_budget=context_budget,
+    )
+    cfg = build_config(req, agents.keys())
+    state, run_dir = _start(cfg, as_json=as_json)
+    _finish(state, run_dir, as_json)
+
+
+def _runner_factory(cfg: DebateConfig) -> RunnerFactory:
+    from collab.runners.base import Runner
+    from collab.runners.subprocess import SubprocessRunner
+    from collab.runners.tmux import TmuxRunner, tmux_available
+    from collab.runners.turnfiles import TurnDir
+
+    use_tmux = cfg.runner == "tmux" or (cfg.runner == "auto" and tmux_available())
+
+    def factory(tdir: TurnDir, run_id: str) -> Runner:
+        if use_tmux:
+            return TmuxRunner(tdir, run_id)
+        return SubprocessRunner(tdir)
+
+    return factory
+
+
+def check_prerequisites(cfg: DebateConfig) -> None:
+    """Fail before anything starts when tmux or an agent CLI is missing (exit 3)."""
+    from collab.agents import get_agent, load_agents, resolve_binary
+    from collab.errors import PrerequisiteError
+    from collab.runners.tmux import tmux_available
+    from collab.runners.turnfiles import find_bash
+
+    agents = load_agents()
+    for choice in (cfg.agent_a, cfg.agent_b, cfg.judge):
+        resolve_binary(get_agent(choice.agent, agents))
+    find_bash()
+    if cfg.runner == "tmux" and not tmux_available():
+        raise PrerequisiteError(
+            "tmux not found on PATH", hint="install tmux, or use --runner subprocess"
+        )
+
+
+def _start(cfg: DebateConfig, *, as_json: bool) -> tuple[RunState, RunDir]:
+    from collab.state import RunState
+    from collab.store import RunDir, new_run_id
+
+    check_prerequisites(cfg)
+    run_dir = RunDir(new_run_id())
+    run_dir.create()
+    state = RunState(run_id=run_dir.run_id, config=cfg)
+    run_dir.save(state.to_dict())
+    return _drive(state, run_dir, as_json=as_json, resumed=False), run_dir
+
+
+def _drive(state: RunState, run_dir: RunDir, *, as_json: bool, resumed: bool) -> RunState:
+    from collab.agents import load_agents
+    from collab.events import Listener
+    from collab.orchestrator import Orchestrator
+    from collab.ui import RichListener
+
+    listener: Listener = Listener() if as_json else RichListener()
+    orch = Orchestrator(
+        state,
+        run_dir,
+        agents=load_agents(),
+        runner_factory=_runner_factory(state.config),
+        listener=listener,
+        resumed=resumed,
+    )
+    return orch.run().state
+
+
+def _finish(state: RunState, run_dir: RunDir, as_json: bool) -> None:
+    from rich.console import Console
+
+    from collab.report import fmt_cost, result_document
+
+    if as_json:
+        _echo_json(result_document(state, run_dir))
+        return
+    err = Console(stderr=True)
+    err.print(
+        f"[dim]run {state.run_id} · {state.stop_reason} · {state.rounds_done()} rounds · "
+        f"cost {fmt_cost(state.cost_usd())} · saved in {run_dir.path}[/dim]",
+        highlight=False,
+    )
+
+
+# -- resume / list / show ---------------------------------------------------------------------
+
+
+@app.command()
+def resume(
+    run_id: Annotated[str, typer.Argument(help="The run id (collab list).")],
+    *,
+    as_json: JsonOpt = False,
+) -> None:
+    """Continue a stopped or crashed run at its first turn without a saved result."""
+    from collab.errors import UsageError
+    from collab.orchestrator import load_state
+    from collab.store import RunDir
+
+    run_dir = RunDir(run_id)
+    state = load_state(run_dir)
+    if state.status == "done":
+        raise UsageError(f"run {run_id} is already finished: collab show {run_id}")
+    check_prerequisites(state.config)
+    state = _drive(state, run_dir, as_json=as_json, resumed=True)
+    _finish(state, run_dir, as_json)
+
+
+@app.command("list")
+def list_cmd(as_json: JsonOpt = False) -> None:
+    """List runs, newest first."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from collab.store import list_runs
+
+    runs = list_runs()
+    rows = [_run_row(r) for r in runs]
+    if as_json:
+        _echo_json({"schema": "collab.list/1", "runs": rows})
+        return
+    if not rows:
+        Console(stderr=True).print('no runs yet: collab debate "TOPIC"')
+        return
+    table = Table(title="collab runs")
+    for col in ("id", "date", "topic", "preset", "rounds", "status", "stop"):
+        table.add_column(col, overflow="fold")
+    for r in rows:
+        table.add_row(
+            str(r["run_id"]), str(r["created"])[:16].replace("T", " "), _short(str(r["topic"]), 50),
+            str(r["preset"]), f"{r['rounds_done']}/{r['rounds']}", str(r["status"]),
+            str(r["stop_reason"] or "—"),
+        )  # fmt: skip
+    Console().print(table)
+
+
+def _run_row(raw: dict[str, Any]) -> dict[str, object]:
+    cfg = raw.get("config") or {}
+    return {
+        "run_id": raw.get("run_id"),
+        "created": raw.get("created"),
+        "topic": cfg.get("topic"),
+        "preset": cfg.get("preset"),
+        "rounds_done": raw.get("rounds_done", 0),
+        "rounds": cfg.get("rounds"),
+        "status": raw.get("status"),
+        "stop_reason": raw.get("stop_reason"),
+        "cost_usd": raw.get("cost_usd"),
+    }
+
+
+def _short(text: str, n: int) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+@app.command()
+def show(
+    run_id: Annotated[str, typer.Argument(help="The run id (collab list).")],
+    *,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="md or json.")] = "md",
+    as_json: JsonOpt = False,
+) -> None:
+    """Show a run: transcript, ledger and judge summary."""
+    from collab.errors import UsageError
+    from collab.orchestrator import load_state
+    from collab.report import result_document, transcript_md
+    from collab.store import RunDir
+
+    run_dir = RunDir(run_id)
+    state = load_state(run_dir)
+    if as_json or fmt == "json":
+        _echo_json(result_document(state, run_dir))
+    elif fmt == "md":
+        sys.stdout.write(transcript_md(state))
+    else:
+        raise UsageError(f"--format must be md or json, got {fmt!r}")
+
+
+# -- presets ----------------------------------------------------------------------------------
+
+
+@presets_app.callback(invoke_without_command=True)
+def presets_list(ctx: typer.Context, as_json: JsonOpt = False) -> None:
+    """List presets."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    from collab.presets import load_presets
+
+    presets = load_presets()
+    if as_json:
+        _echo_json({
+            "schema": "collab.presets/1",
+            "presets": [
+                {"key": p.key, "title": p.title, "summary": p.summary,
+                 "role_a": p.role_a.name, "role_b": p.role_b.name, "source": p.source}
+                for p in presets.values()
+            ],
+        })  # fmt: skip
+        return
+    table = Table(title="presets (collab presets show NAME)")
+    for col in ("preset", "Role A", "Role B", "when to use"):
+        table.add_column(col, overflow="fold")
+    for p in presets.values():
+        table.add_row(p.key, p.role_a.name, p.role_b.name, p.summary)
+    Console().print(table)
+
+
+@presets_app.command("show")
+def presets_show(
+    name: Annotated[str, typer.Argument(help="Preset name.")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Show both roles of a preset."""
+    from rich.console import Console
+    from rich.panel import Panel
+
+    from collab.presets import get_preset
+
+    p = get_preset(name)
+    if as_json:
+        _echo_json({
+            "schema": "collab.preset/1", "key": p.key, "title": p.title, "summary": p.summary,
+            "role_a": {"name": p.role_a.name, "description": p.role_a.description},
+            "role_b": {"name": p.role_b.name, "description": p.role_b.description},
+            "source": p.source,
+        })  # fmt: skip
+        return
+    con = Console()
+    con.print(f"[bold]{p.key}[/bold] — {p.title}", highlight=False)
+    con.print(p.summary, markup=False, highlight=False)
+    con.print(Panel(p.role_a.description, title=f"🔵 Role A: {p.role_a.name}", title_align="left"))
+    con.print(Panel(p.role_b.description, title=f"🔴 Role B: {p.role_b.name}", title_align="left"))
+
+
+# -- entry point ------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Known errors: one line and an exit code. Unknown ones keep their traceback."""
+    import click
+
+    args = sys.argv[1:] if argv is None else argv
+    as_json = "--json" in args
+    try:
+        rv = app(args=args, prog_name="collab", standalone_mode=False)
+    except CollabError as exc:
+        _fail(str(exc), exc.exit_code, exc.kind, as_json)
+    except click.exceptions.NoArgsIsHelpError as exc:
+        exc.show()
+        sys.exit(EXIT_USAGE)
+    except click.exceptions.ClickException as exc:
+        if as_json:
+            _fail(exc.format_message(), EXIT_USAGE, "usage", True)
+        exc.show()
+        sys.exit(exc.exit_code)
+    except (click.exceptions.Abort, KeyboardInterrupt):
+        _fail("interrupted", EXIT_INTERRUPTED, "interrupted", as_json)
+    sys.exit(rv if isinstance(rv, int) else 0)
+
+
+def _fail(message: str, code: int, kind: str, as_json: bool) -> None:
+    if as_json:
+        _echo_json({"schema": "collab.error/1", "error": {"kind": kind, "message": message},
+                    "exit_code": code})  # fmt: skip
+    else:
+        from rich.console import Console
+        from rich.text import Text
+
+        Console(stderr=True).print(Text(f"collab: {message}", style="red"))
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,271 @@
+"""The validated, frozen description of one debate. Built once; stored in state.json."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from collab.errors import UsageError
+from collab.ledger import Side
+
+Lang = Literal["en", "ja"]
+RunnerKind = Literal["auto", "tmux", "subprocess"]
+
+MIN_ROUNDS = 2
+MAX_ROUNDS = 7
+
+
+@dataclass(frozen=True)
+class Role:
+    side: Side
+    name: str
+    description: str
+
+
+@dataclass(frozen=True)
+class ContextFile:
+    """A context file as read at validation time; the text is kept so resume is exact."""
+
+    path: str
+    text: str
+
+
+@dataclass(frozen=True)
+class AgentChoice:
+    agent: str = "claude"
+    model: str | None = None
+
+
+@dataclass(frozen=True)
+class DebateConfig:
+    topic: str
+    role_a: Role
+    role_b: Role
+    preset: str = "advocate-vs-devils-advocate"
+    rounds: int = 3
+    contexts: tuple[ContextFile, ...] = ()
+    agent_a: AgentChoice = field(default_factory=AgentChoice)
+    agent_b: AgentChoice = field(default_factory=AgentChoice)
+    judge: AgentChoice = field(default_factory=AgentChoice)
+    turn_timeout: float = 120.0
+    judge_timeout: float = 180.0
+    budget: float = 900.0
+    max_chars: int = 1000
+    lang: Lang = "en"
+    runner: RunnerKind = "auto"
+    keep_temp: bool = False
+    max_cost: float | None = None
+
+    def role(self, side: Side) -> Role:
+        return self.role_a if side == "A" else self.role_b
+
+    def agent(self, side: Side) -> AgentChoice:
+        return self.agent_a if side == "A" else self.agent_b
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+    @staticmethod
+    def from_dict(data: dict[str, object]) -> DebateConfig:
+        d = dict(data)
+
+        def role(v: object) -> Role:
+            assert isinstance(v, dict)
+            return Role(side=v["side"], name=str(v["name"]), description=str(v["description"]))
+
+        def agent(v: object) -> AgentChoice:
+            assert isinstance(v, dict)
+            model = v.get("model")
+            return AgentChoice(agent=str(v["agent"]), model=None if model is None else str(model))
+
+        contexts = d.get("contexts") or []
+        assert isinstance(contexts, list)
+        max_cost = d.get("max_cost")
+        return DebateConfig(
+            topic=str(d["topic"]),
+            role_a=role(d["role_a"]),
+            role_b=role(d["role_b"]),
+            preset=str(d.get("preset", "custom")),
+            rounds=int(str(d["rounds"])),
+            contexts=tuple(ContextFile(path=str(c["path"]), text=str(c["text"])) for c in contexts),
+            agent_a=agent(d["agent_a"]),
+            agent_b=agent(d["agent_b"]),
+            judge=agent(d["judge"]),
+            turn_timeout=float(str(d["turn_timeout"])),
+            judge_timeout=float(str(d["judge_timeout"])),
+            budget=float(str(d["budget"])),
+            max_chars=int(str(d["max_chars"])),
+            lang="ja" if d.get("lang") == "ja" else "en",
+            runner=_runner_kind(d.get("runner")),
+            keep_temp=bool(d.get("keep_temp", False)),
+            max_cost=None if max_cost is None else float(str(max_cost)),
+        )
+
+
+def _runner_kind(v: object) -> RunnerKind:
+    if v == "tmux":
+        return "tmux"
+    if v == "subprocess":
+        return "subprocess"
+    return "auto"
+
+
+# -- validation of user input: every problem is one UsageError line, nothing started --------
+
+MAX_TOPIC_CHARS = 2000
+DEFAULT_CONTEXT_BUDGET = 60_000  # characters of context, all files together
+_BINARY_SNIFF = 8192
+
+
+@dataclass(frozen=True)
+class DebateRequest:
+    """The raw options of ``collab debate`` (or one batch entry) before validation."""
+
+    topic: str
+    preset: str | None = None
+    role_a: str | None = None
+    role_b: str | None = None
+    rounds: int = 3
+    context: tuple[str, ...] = ()
+    agent_a: str = "claude"
+    agent_b: str = "claude"
+    judge_agent: str = "claude"
+    model_a: str | None = None
+    model_b: str | None = None
+    judge_model: str | None = None
+    turn_timeout: float = 120.0
+    judge_timeout: float = 180.0
+    budget: float = 900.0
+    max_chars: int = 1000
+    lang: str = "auto"
+    runner: str = "auto"
+    keep_temp: bool = False
+    max_cost: float | None = None
+    context_budget: int = DEFAULT_CONTEXT_BUDGET
+
+
+def validate_topic(topic: str) -> str:
+    text = topic.strip()
+    if not text:
+        raise UsageError(
+            'the topic is empty: say what to debate, e.g. collab debate "JWT vs sessions"'
+        )
+    if "\0" in text:
+        raise UsageError("the topic contains a NUL byte")
+    if len(text) > MAX_TOPIC_CHARS:
+        raise UsageError(
+            f"the topic is {len(text)} characters; keep it under {MAX_TOPIC_CHARS} "
+            "and put the details in a --context file"
+        )
+    return text
+
+
+def load_context(path_text: str) -> ContextFile:
+    path = Path(path_text).expanduser()
+    if not path.exists():
+        raise UsageError(f"context file not found: {path_text}")
+    if path.is_dir():
+        raise UsageError(f"context path is a directory, not a file: {path_text}")
+    if not path.is_file():
+        raise UsageError(f"context path is not a regular file: {path_text}")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"cannot read context file {path_text}: {exc.strerror}") from None
+    if b"\0" in data[:_BINARY_SNIFF]:
+        raise UsageError(f"context file looks binary (NUL bytes): {path_text}")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(
+            f"context file is not UTF-8 text: {path_text} (byte {exc.start})"
+        ) from None
+    return ContextFile(path=path_text, text=text)
+
+
+def load_contexts(paths: tuple[str, ...], budget: int) -> tuple[ContextFile, ...]:
+    files = tuple(load_context(p) for p in paths)
+    total = 0
+    for f in files:
+        size = len(f.text)
+        if size > budget:
+            raise UsageError(
+                f"context file {f.path} is {size:,} characters, over the context budget of "
+                f"{budget:,} (raise it with --context-budget or pass an excerpt)"
+            )
+        total += size
+    if total > budget:
+        raise UsageError(
+            f"context files total {total:,} characters, over the context budget of {budget:,} "
+            "(raise it with --context-budget or pass fewer files)"
+        )
+    return files
+
+
+def _positive(name: str, value: float) -> float:
+    if not value > 0:
+        raise UsageError(f"{name} must be a positive number of seconds, got {value:g}")
+    return float(value)
+
+
+def build_config(req: DebateRequest, known_agents: Collection[str]) -> DebateConfig:
+    """Validate everything up front: a bad option never starts a pane or writes a file."""
+    from collab import presets
+    from collab.prompts import resolve_lang
+
+    topic = validate_topic(req.topic)
+    if not MIN_ROUNDS <= req.rounds <= MAX_ROUNDS:
+        raise UsageError(f"--rounds must be {MIN_ROUNDS}–{MAX_ROUNDS}, got {req.rounds}")
+    if req.lang not in ("auto", "en", "ja"):
+        raise UsageError(f"--lang must be auto, en or ja, got {req.lang!r}")
+    lang = resolve_lang(req.lang, topic)
+    if req.runner not in ("auto", "tmux", "subprocess"):
+        raise UsageError(f"--runner must be auto, tmux or subprocess, got {req.runner!r}")
+    for name in (req.agent_a, req.agent_b, req.judge_agent):
+        if name not in known_agents:
+            valid = ", ".join(sorted(known_agents))
+            raise UsageError(f"unknown agent '{name}'; choose one of: {valid}")
+    turn_timeout = _positive("--timeout", req.turn_timeout)
+    judge_timeout = _positive("--judge-timeout", req.judge_timeout)
+    budget = _positive("--budget", req.budget)
+    if req.max_chars < 100:
+        raise UsageError(f"--max-chars must be at least 100, got {req.max_chars}")
+    if req.max_cost is not None and not req.max_cost > 0:
+        raise UsageError(f"--max-cost must be a positive amount of USD, got {req.max_cost:g}")
+    if req.context_budget < 1:
+        raise UsageError("--context-budget must be positive")
+
+    if (req.role_a is None) != (req.role_b is None):
+        raise UsageError("custom roles need both --role-a and --role-b")
+    if req.role_a is not None and req.role_b is not None:
+        if req.preset is not None:
+            raise UsageError("use either --preset or --role-a/--role-b, not both")
+        ra = presets.parse_custom_role(req.role_a, "A")
+        rb = presets.parse_custom_role(req.role_b, "B")
+        preset_key = "custom"
+    else:
+        preset = presets.get_preset(req.preset or presets.DEFAULT_PRESET)
+        ra, rb = presets.roles_for(preset, lang)
+        preset_key = preset.key
+    contexts = load_contexts(tuple(req.context), req.context_budget)
+    return DebateConfig(
+        topic=topic,
+        role_a=Role("A", ra.name, ra.description),
+        role_b=Role("B", rb.name, rb.description),
+        preset=preset_key,
+        rounds=req.rounds,
+        contexts=contexts,
+        agent_a=AgentChoice(req.agent_a, req.model_a),
+        agent_b=AgentChoice(req.agent_b, req.model_b),
+        judge=AgentChoice(req.judge_agent, req.judge_model),
+        turn_timeout=turn_timeout,
+        judge_timeout=judge_timeout,
+        budget=budget,
+        max_chars=req.max_chars,
+        lang=lang,
+        runner=_runner_kind(req.runner),
+        keep_temp=req.keep_temp,
+        max_cost=req.max_cost,
+    )

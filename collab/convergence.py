@@ -1,0 +1,132 @@
+"""When to stop: pure rules over the ledger as it stood at the end of each round.
+
+The rules run in a fixed order and the first match wins, so one ledger history always
+yields one reason. A new angle is only worth injecting when another round will follow;
+on the last round, or once the time budget is spent, circularity falls through to the
+stop rules below it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from itertools import pairwise
+from typing import Literal
+
+from collab.ledger import Issue, Ledger, get, new_points
+
+StopReason = Literal[
+    "converged-early",
+    "circular-break",
+    "max-rounds",
+    "timeout",
+    "budget",
+    "interrupted",
+]
+
+
+@dataclass(frozen=True)
+class Decision:
+    stop: StopReason | None
+    inject_angle: bool = False
+    circular_ids: tuple[str, ...] = ()
+    detail: str = ""
+
+
+def _normalise(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def same_text(a: str, b: str, similarity: float) -> bool:
+    """Rewording and reflowing the same argument is not progress; this is what counts."""
+    a, b = _normalise(a), _normalise(b)
+    if a == b:
+        return True
+    # autojunk would ignore frequent characters in texts over 200 chars and skew the ratio.
+    return SequenceMatcher(None, a, b, autojunk=False).ratio() >= similarity
+
+
+def _stuck(history: Sequence[Issue | None], similarity: float) -> bool:
+    if any(issue is None or issue.status != "open" for issue in history):
+        return False
+    return all(
+        prev is not None
+        and cur is not None
+        and same_text(prev.evidence_a, cur.evidence_a, similarity)
+        and same_text(prev.evidence_b, cur.evidence_b, similarity)
+        for prev, cur in pairwise(history)
+    )
+
+
+def circular_ids(
+    round_ledgers: Sequence[Ledger], *, similarity: float = 0.85, window: int = 3
+) -> tuple[str, ...]:
+    """Open issues whose evidence from both sides stood still over the last window rounds."""
+    if window < 2:
+        raise ValueError("window must be at least 2 rounds")
+    if len(round_ledgers) < window:
+        return ()
+    snapshots = round_ledgers[-window:]
+    return tuple(
+        issue.id
+        for issue in snapshots[-1].issues
+        if _stuck([get(ledger, issue.id) for ledger in snapshots], similarity)
+    )
+
+
+def _names(ids: Sequence[str]) -> str:
+    return ids[0] if len(ids) == 1 else ", ".join(ids[:-1]) + " and " + ids[-1]
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def check(
+    round_ledgers: Sequence[Ledger],
+    max_rounds: int,
+    *,
+    angle_injected: bool,
+    budget_spent: bool = False,
+    similarity: float = 0.85,
+    window: int = 3,
+) -> Decision:
+    current = len(round_ledgers)
+    latest = round_ledgers[-1] if round_ledgers else Ledger()
+
+    if latest.issues and all(issue.status != "open" for issue in latest.issues):
+        n = len(latest.issues)
+        what = "the only issue is" if n == 1 else f"all {n} issues are"
+        return Decision("converged-early", detail=f"{what} resolved or dropped")
+
+    if current >= 2 and new_points(latest, current) == 0 and new_points(latest, current - 1) == 0:
+        return Decision(
+            "converged-early", detail=f"no new points in rounds {current - 1} and {current}"
+        )
+
+    stuck = circular_ids(round_ledgers, similarity=similarity, window=window)
+    if stuck:
+        who = _names(stuck)
+        rounds = _plural(window, "round")
+        if angle_injected:
+            return Decision(
+                "circular-break",
+                circular_ids=stuck,
+                detail=f"{who} went round in circles for {rounds} after a new angle",
+            )
+        if current < max_rounds and not budget_spent:
+            return Decision(
+                None,
+                inject_angle=True,
+                circular_ids=stuck,
+                detail=f"{who} went round in circles for {rounds}; trying a new angle",
+            )
+
+    if current >= max_rounds:
+        return Decision("max-rounds", detail=f"reached {current}/{max_rounds} rounds")
+
+    if budget_spent:
+        return Decision("timeout", detail=f"time budget spent after round {current}")
+
+    return Decision(None)

@@ -1,0 +1,203 @@
+"""The issue ledger, kept by our code from the parsed contracts. Pure and deterministic.
+
+The models only propose; this module decides what an issue's status is, so that two
+runs fed the same contracts end with the same ledger and resume can rebuild it by replay.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import Literal, get_args
+
+from collab.contract import Contract, StanceUpdate
+
+Side = Literal["A", "B"]
+Status = Literal["open", "resolved", "dropped"]
+
+SIDES: tuple[Side, ...] = get_args(Side)
+STATUSES: tuple[Status, ...] = get_args(Status)
+
+
+@dataclass(frozen=True)
+class Issue:
+    id: str
+    title: str
+    raised_by: Side
+    status: Status
+    evidence_a: str
+    evidence_b: str
+    round_opened: int
+    round_updated: int
+    dropped_by: frozenset[Side] = frozenset()
+
+    def evidence(self, side: Side) -> str:
+        return self.evidence_a if side == "A" else self.evidence_b
+
+
+@dataclass(frozen=True)
+class Ledger:
+    issues: tuple[Issue, ...] = ()
+
+
+def other(side: Side) -> Side:
+    return "B" if side == "A" else "A"
+
+
+def _with_evidence(issue: Issue, side: Side, evidence: str) -> Issue:
+    # An empty evidence string means "nothing new", never "forget what I said".
+    if not evidence:
+        return issue
+    if side == "A":
+        return replace(issue, evidence_a=evidence)
+    return replace(issue, evidence_b=evidence)
+
+
+def _apply_stance(issue: Issue, side: Side, stance: StanceUpdate) -> Issue:
+    new = _with_evidence(issue, side, stance.evidence)
+    if stance.stance == "agree":
+        if side != issue.raised_by:
+            new = replace(new, status="resolved")
+    elif stance.stance == "contest":
+        new = replace(new, status="open", dropped_by=new.dropped_by - {side})
+    else:
+        dropped_by = new.dropped_by | {side}
+        gone = side == issue.raised_by or dropped_by == frozenset(SIDES)
+        new = replace(new, dropped_by=dropped_by, status="dropped" if gone else new.status)
+    return new
+
+
+def apply(ledger: Ledger, side: Side, round_no: int, contract: Contract) -> Ledger:
+    """Stances first, so a turn can never take a stance on an issue it opens itself."""
+    if contract.abstain is not None:
+        return ledger
+    issues = list(ledger.issues)
+    index = {issue.id: i for i, issue in enumerate(issues)}
+    for stance in contract.stances:
+        i = index.get(stance.id)
+        if i is None:
+            continue
+        old = issues[i]
+        new = _apply_stance(old, side, stance)
+        if new != old:
+            issues[i] = replace(new, round_updated=round_no)
+    for point in contract.new_points:
+        issues.append(
+            Issue(
+                id=f"I{len(issues) + 1}",
+                title=point.title,
+                raised_by=side,
+                status="open",
+                evidence_a=point.evidence if side == "A" else "",
+                evidence_b=point.evidence if side == "B" else "",
+                round_opened=round_no,
+                round_updated=round_no,
+            )
+        )
+    return Ledger(tuple(issues))
+
+
+def replay(steps: Iterable[tuple[Side, int, Contract | None]]) -> Ledger:
+    """Resume rebuilds the ledger from stored turns rather than trusting a saved copy."""
+    ledger = Ledger()
+    for side, round_no, contract in steps:
+        if contract is not None:
+            ledger = apply(ledger, side, round_no, contract)
+    return ledger
+
+
+def new_points(ledger: Ledger, round_no: int) -> int:
+    return sum(1 for issue in ledger.issues if issue.round_opened == round_no)
+
+
+def counts(ledger: Ledger) -> dict[Status, int]:
+    out: dict[Status, int] = dict.fromkeys(STATUSES, 0)
+    for issue in ledger.issues:
+        out[issue.status] += 1
+    return out
+
+
+def open_issues(ledger: Ledger) -> tuple[Issue, ...]:
+    return tuple(issue for issue in ledger.issues if issue.status == "open")
+
+
+def get(ledger: Ledger, issue_id: str) -> Issue | None:
+    for issue in ledger.issues:
+        if issue.id == issue_id:
+            return issue
+    return None
+
+
+def ledger_to_dict(ledger: Ledger) -> list[dict[str, object]]:
+    return [
+        {
+            "id": issue.id,
+            "title": issue.title,
+            "raised_by": issue.raised_by,
+            "status": issue.status,
+            "evidence_a": issue.evidence_a,
+            "evidence_b": issue.evidence_b,
+            "round_opened": issue.round_opened,
+            "round_updated": issue.round_updated,
+            "dropped_by": sorted(issue.dropped_by),
+        }
+        for issue in ledger.issues
+    ]
+
+
+def ledger_from_dict(data: object) -> Ledger:
+    """Raises ValueError on any shape apply could not have produced."""
+    if not isinstance(data, list):
+        raise ValueError("ledger must be a list of issues")
+    issues: list[Issue] = []
+    for i, item in enumerate(data):
+        if not isinstance(item, dict):
+            raise ValueError(f"ledger[{i}] must be an object")
+        expected_id = f"I{i + 1}"
+        if item.get("id") != expected_id:
+            raise ValueError(f"ledger[{i}].id must be {expected_id!r}")
+        dropped_raw = item.get("dropped_by", [])
+        if not isinstance(dropped_raw, list):
+            raise ValueError(f"ledger[{i}].dropped_by must be a list")
+        issues.append(
+            Issue(
+                id=expected_id,
+                title=_str(item, "title", i),
+                raised_by=_side(item.get("raised_by"), i),
+                status=_status(item.get("status"), i),
+                evidence_a=_str(item, "evidence_a", i),
+                evidence_b=_str(item, "evidence_b", i),
+                round_opened=_int(item, "round_opened", i),
+                round_updated=_int(item, "round_updated", i),
+                dropped_by=frozenset(_side(s, i) for s in dropped_raw),
+            )
+        )
+    return Ledger(tuple(issues))
+
+
+def _str(item: dict[str, object], key: str, i: int) -> str:
+    value = item.get(key)
+    if not isinstance(value, str):
+        raise ValueError(f"ledger[{i}].{key} must be a string")
+    return value
+
+
+def _int(item: dict[str, object], key: str, i: int) -> int:
+    value = item.get(key)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ValueError(f"ledger[{i}].{key} must be an integer")
+    return value
+
+
+def _side(value: object, i: int) -> Side:
+    for side in SIDES:
+        if value == side:
+            return side
+    raise ValueError(f"ledger[{i}] has a bad side {value!r}")
+
+
+def _status(value: object, i: int) -> Status:
+    for status in STATUSES:
+        if value == status:
+            return status
+    raise ValueError(f"ledger[{i}].status {value!r} is not one of {', '.join(STATUSES)}")

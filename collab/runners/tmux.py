@@ -1,0 +1,168 @@
+"""Run each turn in a tmux pane the user can watch.
+
+Inside tmux we split the current window (40 %, titled "Claude-Debate"); outside we
+create a detached session and say how to attach. What we type into the pane is only
+``bash <generated script path>``; replies are read from files, never from the screen.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+import shutil
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from collab.errors import PrerequisiteError, RunnerError
+from collab.runners.base import ProcessResult, TurnJob
+from collab.runners.drive import run_turn
+from collab.runners.turnfiles import TurnDir, find_bash
+
+if TYPE_CHECKING:
+    from libtmux import Server
+
+PANE_TITLE = "Claude-Debate"
+# The pane's shell: no rc files, no history file, so nothing of the user's setup interferes.
+PANE_SHELL = "env HISTFILE=/dev/null bash --noprofile --norc"
+
+
+def tmux_available() -> bool:
+    return shutil.which("tmux") is not None
+
+
+def _server_for_env(socket_name: str | None) -> tuple[Server, str | None]:
+    """The tmux server to use and, when we are inside it, the pane to split."""
+    from libtmux import Server
+
+    if socket_name:
+        return Server(socket_name=socket_name), None
+    tmux_env = os.environ.get("TMUX", "")
+    pane = os.environ.get("TMUX_PANE")
+    if tmux_env and pane:
+        return Server(socket_path=tmux_env.split(",")[0]), pane
+    return Server(), None
+
+
+class TmuxRunner:
+    name = "tmux"
+
+    def __init__(
+        self,
+        tdir: TurnDir,
+        run_id: str,
+        *,
+        server: Server | None = None,
+        split_from: str | None = None,
+    ) -> None:
+        if not tmux_available():
+            raise PrerequisiteError(
+                "tmux not found on PATH", hint="install tmux, or use --runner subprocess"
+            )
+        self.tdir = tdir
+        self.bash = find_bash()
+        if server is None:
+            server, split_from = _server_for_env(os.environ.get("COLLAB_TMUX_SOCKET"))
+        self.server = server
+        self.split_from = split_from
+        self.session_name = f"collab-{run_id}"
+        self.own_session = False
+        self.pane_id = ""
+        self._create_pane()
+
+    # -- tmux plumbing -------------------------------------------------------------
+    def _tmux(self, *args: str) -> list[str]:
+        try:
+            res = self.server.cmd(*args)
+        except Exception as exc:  # libtmux raises its own types for a missing binary
+            raise RunnerError(f"tmux {args[0]} failed: {exc}") from None
+        if res.returncode != 0:
+            err = " ".join(res.stderr) or f"exit {res.returncode}"
+            raise RunnerError(f"tmux {args[0]} failed: {err}")
+        return list(res.stdout)
+
+    def _create_pane(self) -> None:
+        if self.split_from:
+            out = self._tmux(
+                "split-window", "-h", "-d", "-l", "40%", "-t", self.split_from,
+                "-P", "-F", "#{pane_id}", PANE_SHELL,
+            )  # fmt: skip
+        else:
+            if self.own_session and self._session_exists():
+                out = self._tmux(
+                    "new-window", "-d", "-t", self.session_name, "-n", PANE_TITLE,
+                    "-P", "-F", "#{pane_id}", PANE_SHELL,
+                )  # fmt: skip
+            else:
+                out = self._tmux(
+                    "new-session", "-d", "-s", self.session_name, "-n", PANE_TITLE,
+                    "-x", "160", "-y", "48", "-P", "-F", "#{pane_id}", PANE_SHELL,
+                )  # fmt: skip
+                self.own_session = True
+        if not out or not out[0].startswith("%"):
+            raise RunnerError("tmux did not report the new pane's id")
+        self.pane_id = out[0].strip()
+        self._tmux("select-pane", "-t", self.pane_id, "-T", PANE_TITLE)
+
+    def _session_exists(self) -> bool:
+        try:
+            return self.server.cmd("has-session", "-t", f"={self.session_name}").returncode == 0
+        except Exception:
+            return False
+
+    def server_alive(self) -> bool:
+        try:
+            return bool(self.server.is_alive())
+        except Exception:
+            return False
+
+    # -- Launcher --------------------------------------------------------------------
+    def launch(self, script: Path) -> None:
+        # A leading space keeps the line out of shell history.
+        line = " " + shlex.join([self.bash, str(script)])
+        self._tmux("send-keys", "-t", self.pane_id, "-l", line)
+        self._tmux("send-keys", "-t", self.pane_id, "Enter")
+
+    def nudge(self) -> None:
+        with contextlib.suppress(RunnerError):
+            self._tmux("send-keys", "-t", self.pane_id, "Enter")
+
+    def alive(self) -> bool:
+        try:
+            res = self.server.cmd("display-message", "-p", "-t", self.pane_id, "#{pane_id}")
+        except Exception:
+            return False
+        return res.returncode == 0 and bool(res.stdout) and res.stdout[0] == self.pane_id
+
+    def recover(self) -> None:
+        if not self.server_alive():
+            raise RunnerError("the tmux server went away")
+        if self.split_from and not self._pane_exists(self.split_from):
+            self.split_from = None
+        self._create_pane()
+
+    def _pane_exists(self, pane: str) -> bool:
+        try:
+            return self.server.cmd("display-message", "-p", "-t", pane, "x").returncode == 0
+        except Exception:
+            return False
+
+    # -- Runner ------------------------------------------------------------------------
+    def run(self, job: TurnJob) -> ProcessResult:
+        return run_turn(self.tdir, job, self)
+
+    def attach_hint(self) -> str | None:
+        if self.split_from:
+            return None
+        sock = getattr(self.server, "socket_name", None)
+        prefix = f"tmux -L {shlex.quote(sock)}" if sock else "tmux"
+        return f"{prefix} attach -t {self.session_name}"
+
+    def close(self) -> None:
+        try:
+            if self.own_session:
+                self.server.cmd("kill-session", "-t", f"={self.session_name}")
+            elif self.pane_id:
+                self.server.cmd("kill-pane", "-t", self.pane_id)
+        except Exception:
+            pass

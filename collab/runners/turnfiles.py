@@ -1,0 +1,211 @@
+"""The on-disk turn protocol shared by every runner.
+
+Per turn we write, in a private temp dir (0700, files 0600): the prompt, the argv and
+the environment as NUL-separated lists, and a tiny bash script that holds only
+generated paths. The script reads argv/env with ``mapfile`` (data, never parsed as
+shell), starts the agent in its own session, records its pid, and writes the exit
+status atomically. No user or model text is ever on a command line we type.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import signal
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from collab.errors import PrerequisiteError
+from collab.runners.base import TurnJob
+
+POLL_INTERVAL = 0.005  # exit-file poll: completion is noticed within a few ms
+KILL_GRACE = 2.0
+
+_SCRIPT = """\
+#!/usr/bin/env bash
+# collab turn {step}: generated; holds only generated paths.
+d={dir}
+s={step}
+mkdir "$d/$s.started" 2>/dev/null || exit 0
+mapfile -d '' -t ARGV < "$d/$s.argv"
+mapfile -d '' -t ENVV < "$d/$s.env"
+printf '\\033[2m[collab] %s running\\033[0m\\n' "$s"
+setsid env -i "${{ENVV[@]}}" "${{ARGV[@]}}" < {stdin} > "$d/$s.out" 2> "$d/$s.err" &
+pid=$!
+printf '%s\\n' "$pid" > "$d/$s.pid.tmp" && mv -f "$d/$s.pid.tmp" "$d/$s.pid"
+wait "$pid"
+rc=$?
+printf '%s\\n' "$rc" > "$d/$s.exit.tmp" && mv -f "$d/$s.exit.tmp" "$d/$s.exit"
+printf '\\033[2m[collab] %s exit %s\\033[0m\\n' "$s" "$rc"
+"""
+
+
+def find_bash() -> str:
+    bash = shutil.which("bash")
+    if not bash:
+        raise PrerequisiteError("bash not found on PATH", hint="install bash")
+    if not shutil.which("setsid"):
+        raise PrerequisiteError("setsid not found on PATH", hint="install util-linux")
+    return bash
+
+
+class TurnDir:
+    """The private per-run temp dir and the files of each turn in it."""
+
+    def __init__(self, keep: bool = False) -> None:
+        self.path = Path(tempfile.mkdtemp(prefix="collab-"))
+        os.chmod(self.path, 0o700)
+        self.keep = keep
+
+    def file(self, step: str, suffix: str) -> Path:
+        return self.path / f"{step}.{suffix}"
+
+    def prompt_path(self, step: str) -> Path:
+        return self.file(step, "prompt")
+
+    def write(self, job: TurnJob) -> Path:
+        """Write every file of ``job``; returns the script path."""
+        self._clear(job.step)
+        _write_private(self.prompt_path(job.step), job.prompt.encode("utf-8"))
+        _write_private(self.file(job.step, "argv"), _nul_list(job.argv))
+        _write_private(self.file(job.step, "env"), _nul_list(f"{k}={v}" for k, v in job.env))
+        stdin = '"$d/$s.prompt"' if job.stdin_prompt else "/dev/null"
+        script = _SCRIPT.format(
+            step=shlex.quote(job.step), dir=shlex.quote(str(self.path)), stdin=stdin
+        )
+        path = self.file(job.step, "sh")
+        _write_private(path, script.encode("utf-8"))
+        return path
+
+    def _clear(self, step: str) -> None:
+        for suffix in ("pid", "exit", "out", "err", "pid.tmp", "exit.tmp"):
+            self.file(step, suffix).unlink(missing_ok=True)
+        started = self.file(step, "started")
+        if started.is_dir():
+            started.rmdir()
+
+    def pid(self, step: str) -> int | None:
+        try:
+            return int(self.file(step, "pid").read_text().strip())
+        except (OSError, ValueError):
+            return None
+
+    def exit_code(self, step: str) -> int | None:
+        try:
+            return int(self.file(step, "exit").read_text().strip())
+        except (OSError, ValueError):
+            return None
+
+    def outputs(self, step: str) -> tuple[str, str]:
+        return _read(self.file(step, "out")), _read(self.file(step, "err"))
+
+    def cleanup(self) -> None:
+        if not self.keep:
+            shutil.rmtree(self.path, ignore_errors=True)
+
+
+@dataclass(frozen=True)
+class WaitOutcome:
+    exit_code: int | None
+    timed_out: bool
+    # Seen by the runner's liveness probe: the pane or process running the script is gone.
+    lost: bool
+    noticed_at: float
+
+
+def wait_for_exit(
+    tdir: TurnDir,
+    step: str,
+    deadline: float,
+    alive: Callable[[], bool],
+    alive_every: float = 0.25,
+) -> WaitOutcome:
+    """Poll for the exit file until ``deadline`` (monotonic); probe ``alive`` now and then."""
+    exit_path = tdir.file(step, "exit")
+    next_probe = time.monotonic() + alive_every
+    while True:
+        if exit_path.exists():
+            code = tdir.exit_code(step)
+            if code is not None:
+                return WaitOutcome(code, False, False, time.monotonic())
+        now = time.monotonic()
+        if now >= deadline:
+            return WaitOutcome(None, True, False, now)
+        if now >= next_probe:
+            next_probe = now + alive_every
+            if not alive() and not exit_path.exists():
+                return WaitOutcome(None, False, True, now)
+        time.sleep(min(POLL_INTERVAL, max(0.0, deadline - now)))
+
+
+def wait_for_file(path: Path, deadline: float) -> bool:
+    while not path.exists():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(POLL_INTERVAL)
+    return True
+
+
+def group_alive(pgid: int) -> bool:
+    """True while any non-zombie process is in the group (zombies wait on a slow reaper)."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return True
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # Fields after the parenthesised command: state, ppid, pgrp, ...
+        fields = stat[stat.rfind(")") + 2 :].split()
+        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] != "Z":
+            return True
+    return False
+
+
+def kill_group(pgid: int, grace: float = KILL_GRACE) -> bool:
+    """TERM the agent's process group, then KILL; True once the group is gone."""
+    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, grace)):
+        try:
+            os.killpg(pgid, sig)
+        except ProcessLookupError:
+            return True
+        end = time.monotonic() + wait
+        while time.monotonic() < end:
+            if not group_alive(pgid):
+                return True
+            time.sleep(POLL_INTERVAL)
+    return not group_alive(pgid)
+
+
+def _nul_list(items: Iterable[str]) -> bytes:
+    parts = list(items)
+    for p in parts:
+        if "\0" in p:
+            raise ValueError("NUL byte in an argv or env item")
+    return b"".join(p.encode("utf-8") + b"\0" for p in parts)
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        return ""

@@ -1,0 +1,253 @@
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import pytest
+
+from collab.contract import Contract, NewPoint, StanceKind, StanceUpdate
+from collab.ledger import (
+    Issue,
+    Ledger,
+    Side,
+    Status,
+    apply,
+    counts,
+    get,
+    ledger_from_dict,
+    ledger_to_dict,
+    new_points,
+    open_issues,
+    replay,
+)
+
+Step = tuple[Side, int, Contract | None]
+
+
+def point(title: str, evidence: str = "") -> Contract:
+    return Contract(new_points=(NewPoint(title, evidence),))
+
+
+def stance(issue_id: str, kind: StanceKind, evidence: str = "") -> Contract:
+    return Contract(stances=(StanceUpdate(issue_id, kind, evidence),))
+
+
+def issue(
+    id: str,
+    raised_by: Side,
+    status: Status,
+    ev_a: str,
+    ev_b: str,
+    opened: int,
+    updated: int,
+    dropped_by: str = "",
+    title: str = "",
+) -> Issue:
+    sides: frozenset[Side] = frozenset(s for s in ("A", "B") if s in dropped_by)
+    return Issue(id, title or f"T{id[1:]}", raised_by, status, ev_a, ev_b, opened, updated, sides)
+
+
+A_OPENS: Step = ("A", 1, point("T1", "a1"))
+
+
+class Case(NamedTuple):
+    test_id: str
+    steps: list[Step]
+    expected: tuple[Issue, ...]
+
+
+CASES = [
+    Case("empty", [], ()),
+    Case("new-point", [A_OPENS], (issue("I1", "A", "open", "a1", "", 1, 1),)),
+    Case(
+        "new-point-by-b",
+        [("B", 2, point("T1", "b1"))],
+        (issue("I1", "B", "open", "", "b1", 2, 2),),
+    ),
+    Case(
+        "two-new-points-ids",
+        [("A", 1, Contract(new_points=(NewPoint("T1", "x"), NewPoint("T2", "y"))))],
+        (issue("I1", "A", "open", "x", "", 1, 1), issue("I2", "A", "open", "y", "", 1, 1)),
+    ),
+    Case(
+        "ids-continue-across-turns",
+        [A_OPENS, ("B", 1, point("T2", "b"))],
+        (issue("I1", "A", "open", "a1", "", 1, 1), issue("I2", "B", "open", "", "b", 1, 1)),
+    ),
+    Case(
+        "agree-by-other-resolves",
+        [A_OPENS, ("B", 1, stance("I1", "agree", "fine"))],
+        (issue("I1", "A", "resolved", "a1", "fine", 1, 1),),
+    ),
+    Case(
+        "agree-by-other-empty-evidence-keeps-old",
+        [A_OPENS, ("B", 1, stance("I1", "contest", "no")), ("B", 2, stance("I1", "agree"))],
+        (issue("I1", "A", "resolved", "a1", "no", 1, 2),),
+    ),
+    Case(
+        "agree-by-raiser-no-status-change",
+        [A_OPENS, ("A", 2, stance("I1", "agree", "a2"))],
+        (issue("I1", "A", "open", "a2", "", 1, 2),),
+    ),
+    Case(
+        "agree-by-raiser-same-evidence-is-no-change",
+        [A_OPENS, ("A", 2, stance("I1", "agree", "a1"))],
+        (issue("I1", "A", "open", "a1", "", 1, 1),),
+    ),
+    Case(
+        "contest-updates-evidence",
+        [A_OPENS, ("B", 1, stance("I1", "contest", "wrong"))],
+        (issue("I1", "A", "open", "a1", "wrong", 1, 1),),
+    ),
+    Case(
+        "contest-reopens-resolved",
+        [A_OPENS, ("B", 1, stance("I1", "agree", "ok")), ("A", 2, stance("I1", "contest", "a2"))],
+        (issue("I1", "A", "open", "a2", "ok", 1, 2),),
+    ),
+    Case(
+        "contest-reopens-dropped",
+        [A_OPENS, ("A", 2, stance("I1", "drop")), ("B", 3, stance("I1", "contest", "b3"))],
+        (issue("I1", "A", "open", "a1", "b3", 1, 3, dropped_by="A"),),
+    ),
+    Case(
+        "contest-clears-own-drop",
+        [A_OPENS, ("B", 1, stance("I1", "drop")), ("B", 2, stance("I1", "contest", "b2"))],
+        (issue("I1", "A", "open", "a1", "b2", 1, 2),),
+    ),
+    Case(
+        "drop-by-raiser",
+        [A_OPENS, ("A", 2, stance("I1", "drop", "moot"))],
+        (issue("I1", "A", "dropped", "moot", "", 1, 2, dropped_by="A"),),
+    ),
+    Case(
+        "drop-by-non-raiser-only",
+        [A_OPENS, ("B", 1, stance("I1", "drop"))],
+        (issue("I1", "A", "open", "a1", "", 1, 1, dropped_by="B"),),
+    ),
+    Case(
+        "drop-by-both",
+        [A_OPENS, ("B", 1, stance("I1", "drop")), ("A", 2, stance("I1", "drop"))],
+        (issue("I1", "A", "dropped", "a1", "", 1, 2, dropped_by="AB"),),
+    ),
+    Case(
+        "drop-twice-by-non-raiser-is-no-change",
+        [A_OPENS, ("B", 1, stance("I1", "drop")), ("B", 2, stance("I1", "drop"))],
+        (issue("I1", "A", "open", "a1", "", 1, 1, dropped_by="B"),),
+    ),
+    Case(
+        "unknown-id-ignored",
+        [A_OPENS, ("B", 1, stance("I7", "agree", "x"))],
+        (issue("I1", "A", "open", "a1", "", 1, 1),),
+    ),
+    Case(
+        "abstain-no-change",
+        [
+            A_OPENS,
+            (
+                "B",
+                2,
+                Contract(
+                    new_points=(NewPoint("T2", "x"),),
+                    stances=(StanceUpdate("I1", "agree", "y"),),
+                    abstain="no view",
+                ),
+            ),
+        ],
+        (issue("I1", "A", "open", "a1", "", 1, 1),),
+    ),
+    Case(
+        "none-contract-no-change",
+        [A_OPENS, ("B", 2, None)],
+        (issue("I1", "A", "open", "a1", "", 1, 1),),
+    ),
+    Case(
+        "stances-before-new-points",
+        [
+            A_OPENS,
+            (
+                "B",
+                2,
+                Contract(
+                    new_points=(NewPoint("T2", "b2"),),
+                    stances=(StanceUpdate("I2", "drop", ""), StanceUpdate("I1", "agree", "ok")),
+                ),
+            ),
+        ],
+        (issue("I1", "A", "resolved", "a1", "ok", 1, 2), issue("I2", "B", "open", "", "b2", 2, 2)),
+    ),
+    Case(
+        "evidence-updates-per-side",
+        [
+            A_OPENS,
+            ("B", 1, stance("I1", "contest", "b1")),
+            ("A", 2, stance("I1", "contest", "a2")),
+            ("B", 2, stance("I1", "contest", "b2")),
+        ],
+        (issue("I1", "A", "open", "a2", "b2", 1, 2),),
+    ),
+]
+
+
+def _sequential(steps: list[Step]) -> Ledger:
+    ledger = Ledger()
+    for side, round_no, contract in steps:
+        if contract is not None:
+            ledger = apply(ledger, side, round_no, contract)
+    return ledger
+
+
+@pytest.mark.parametrize(list(Case._fields), CASES, ids=[c.test_id for c in CASES])
+def test_apply(test_id: str, steps: list[Step], expected: tuple[Issue, ...]) -> None:
+    ledger = _sequential(steps)
+    assert ledger.issues == expected
+    assert replay(steps) == ledger
+    assert ledger_from_dict(ledger_to_dict(ledger)) == ledger
+
+
+def test_apply_does_not_mutate_input() -> None:
+    before = replay([A_OPENS])
+    apply(before, "B", 1, stance("I1", "agree", "x"))
+    assert before == replay([A_OPENS])
+
+
+def test_queries() -> None:
+    steps: list[Step] = [
+        ("A", 1, Contract(new_points=(NewPoint("T1", ""), NewPoint("T2", "")))),
+        ("B", 1, stance("I1", "agree")),
+        ("B", 2, point("T3")),
+    ]
+    ledger = replay(steps)
+    assert counts(Ledger()) == {"open": 0, "resolved": 0, "dropped": 0}
+    assert counts(ledger) == {"open": 2, "resolved": 1, "dropped": 0}
+    assert [i.id for i in open_issues(ledger)] == ["I2", "I3"]
+    assert (new_points(ledger, 1), new_points(ledger, 2), new_points(ledger, 3)) == (2, 1, 0)
+    assert get(ledger, "I3") == ledger.issues[2]
+    assert get(ledger, "I9") is None
+
+
+def test_to_dict_shape() -> None:
+    ledger = replay([A_OPENS, ("B", 1, stance("I1", "drop")), ("A", 2, stance("I1", "drop"))])
+    (row,) = ledger_to_dict(ledger)
+    assert row["dropped_by"] == ["A", "B"]
+    assert row["status"] == "dropped"
+
+
+GOOD_ROW: dict[str, object] = ledger_to_dict(replay([A_OPENS]))[0]
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        None,
+        {"id": "I1"},
+        [GOOD_ROW | {"id": "I2"}],
+        [GOOD_ROW | {"status": "closed"}],
+        [GOOD_ROW | {"raised_by": "C"}],
+        [GOOD_ROW | {"round_opened": "1"}],
+        [GOOD_ROW | {"round_opened": True}],
+        [GOOD_ROW | {"dropped_by": "A"}],
+        [GOOD_ROW | {"title": None}],
+    ],
+)
+def test_from_dict_rejects(bad: object) -> None:
+    with pytest.raises(ValueError):
+        ledger_from_dict(bad)
