@@ -28,6 +28,7 @@ KILL_GRACE = 2.0
 _SCRIPT = """\
 #!/usr/bin/env bash
 # collab turn {step}: generated; holds only generated paths.
+umask 077
 d={dir}
 s={step}
 mkdir "$d/$s.started" 2>/dev/null || exit 0
