@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from collab.errors import EXIT_INTERRUPTED, EXIT_USAGE, CollabError
+from collab import cli_options as o
+from collab.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, CollabError
 
 if TYPE_CHECKING:
+    from collab.batch import Batch
     from collab.config import DebateConfig
     from collab.orchestrator import RunnerFactory
     from collab.state import RunState
@@ -27,8 +30,6 @@ app = typer.Typer(
 presets_app = typer.Typer(help="List the built-in and user presets, or show one.")
 app.add_typer(presets_app, name="presets")
 
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print exactly one JSON document on stdout.")]
-
 
 def _echo_json(doc: object) -> None:
     sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
@@ -42,87 +43,122 @@ def _echo_json(doc: object) -> None:
 def debate(
     topic: Annotated[str, typer.Argument(help='What to debate, e.g. "JWT vs sessions".')],
     *,
-    preset: Annotated[
-        str | None, typer.Option("--preset", "-p", help="A preset (collab presets).")
-    ] = None,
-    role_a: Annotated[
-        str | None, typer.Option("--role-a", help='Custom Role A: "Name: description".')
-    ] = None,
-    role_b: Annotated[
-        str | None, typer.Option("--role-b", help='Custom Role B: "Name: description".')
-    ] = None,
-    rounds: Annotated[int, typer.Option("--rounds", "-r", help="Rounds, 2–7.")] = 3,
-    context: Annotated[
-        list[str] | None,
-        typer.Option("--context", "-c", help="A text file both sides read (repeatable)."),
-    ] = None,
-    agent: Annotated[
-        str | None, typer.Option("--agent", help="Agent for both roles and the judge.")
-    ] = None,
-    agent_a: Annotated[str | None, typer.Option("--agent-a", help="Agent for Role A.")] = None,
-    agent_b: Annotated[str | None, typer.Option("--agent-b", help="Agent for Role B.")] = None,
-    judge_agent: Annotated[
-        str | None, typer.Option("--judge-agent", help="Agent for the Judge.")
-    ] = None,
-    model: Annotated[
-        str | None, typer.Option("--model", "-m", help="Model for both roles and the judge.")
-    ] = None,
-    model_a: Annotated[str | None, typer.Option("--model-a")] = None,
-    model_b: Annotated[str | None, typer.Option("--model-b")] = None,
-    judge_model: Annotated[str | None, typer.Option("--judge-model")] = None,
-    timeout: Annotated[float, typer.Option("--timeout", help="Seconds per turn.")] = 120.0,
-    judge_timeout: Annotated[
-        float, typer.Option("--judge-timeout", help="Seconds for the Judge.")
-    ] = 180.0,
-    budget: Annotated[
-        float, typer.Option("--budget", help="Seconds for the whole debate.")
-    ] = 900.0,
-    max_chars: Annotated[int, typer.Option("--max-chars", help="Prose limit per reply.")] = 1000,
-    max_cost: Annotated[
-        float | None,
-        typer.Option("--max-cost", help="Stop before a turn once this many USD are spent."),
-    ] = None,
-    context_budget: Annotated[
-        int, typer.Option("--context-budget", help="Max characters of context, all files.")
-    ] = 60_000,
-    lang: Annotated[str, typer.Option("--lang", help="auto, en or ja.")] = "auto",
-    runner: Annotated[str, typer.Option("--runner", help="auto, tmux or subprocess.")] = "auto",
-    keep_temp: Annotated[
-        bool, typer.Option("--keep-temp", help="Keep the per-run temp dir.")
-    ] = False,
-    as_json: JsonOpt = False,
+    preset: o.Preset = None,
+    role_a: o.RoleA = None,
+    role_b: o.RoleB = None,
+    rounds: o.Rounds = None,
+    context: o.Context = None,
+    agent: o.Agent = None,
+    agent_a: o.AgentA = None,
+    agent_b: o.AgentB = None,
+    judge_agent: o.JudgeAgent = None,
+    model: o.Model = None,
+    model_a: o.ModelA = None,
+    model_b: o.ModelB = None,
+    judge_model: o.JudgeModel = None,
+    timeout: o.Timeout = None,
+    judge_timeout: o.JudgeTimeout = None,
+    budget: o.Budget = None,
+    max_chars: o.MaxChars = None,
+    max_cost: o.MaxCost = None,
+    context_budget: o.ContextBudget = None,
+    lang: o.Lang = None,
+    runner: o.Runner = None,
+    keep_temp: o.KeepTemp = False,
+    as_json: o.Json = False,
 ) -> None:
     """Run a debate between Role A and Role B, then a neutral Judge summary."""
     from collab.agents import load_agents
-    from collab.config import DebateRequest, build_config
+    from collab.config import build_config
+    from collab.settings import merge, user_defaults
 
     agents = load_agents()
-    req = DebateRequest(
-        topic=topic,
-        preset=preset,
-        role_a=role_a,
-        role_b=role_b,
-        rounds=rounds,
-        context=tuple(context or ()),
-        agent_a=agent_a or agent or "claude",
-        agent_b=agent_b or agent or "claude",
-        judge_agent=judge_agent or agent or "claude",
-        model_a=model_a or model,
-        model_b=model_b or model,
-        judge_model=judge_model or model,
-        turn_timeout=timeout,
-        judge_timeout=judge_timeout,
-        budget=budget,
-        max_chars=max_chars,
-        lang=lang,
-        runner=runner,
-        keep_temp=keep_temp,
-        max_cost=max_cost,
-        context_budget=context_budget,
-    )
+    req = merge(
+        user_defaults(),
+        topic=topic, preset=preset, role_a=role_a, role_b=role_b, rounds=rounds,
+        context=tuple(context) if context else None, agent=agent, agent_a=agent_a,
+        agent_b=agent_b, judge_agent=judge_agent, model=model, model_a=model_a,
+        model_b=model_b, judge_model=judge_model, turn_timeout=timeout,
+        judge_timeout=judge_timeout, budget=budget, max_chars=max_chars, max_cost=max_cost,
+        context_budget=context_budget, lang=lang, runner=runner, keep_temp=keep_temp or None,
+    )  # fmt: skip
     cfg = build_config(req, agents.keys())
     state, run_dir = _start(cfg, as_json=as_json)
     _finish(state, run_dir, as_json)
+
+
+@app.command()
+def batch(
+    topics_file: Annotated[
+        Path, typer.Argument(help="Topics: .txt (one per line), .jsonl or .yaml.")
+    ],
+    *,
+    parallel: Annotated[int, typer.Option("--parallel", "-P", help="Debates at once.")] = 2,
+    preset: o.Preset = None,
+    role_a: o.RoleA = None,
+    role_b: o.RoleB = None,
+    rounds: o.Rounds = None,
+    context: o.Context = None,
+    agent: o.Agent = None,
+    agent_a: o.AgentA = None,
+    agent_b: o.AgentB = None,
+    judge_agent: o.JudgeAgent = None,
+    model: o.Model = None,
+    model_a: o.ModelA = None,
+    model_b: o.ModelB = None,
+    judge_model: o.JudgeModel = None,
+    timeout: o.Timeout = None,
+    judge_timeout: o.JudgeTimeout = None,
+    budget: o.Budget = None,
+    max_chars: o.MaxChars = None,
+    max_cost: o.MaxCost = None,
+    context_budget: o.ContextBudget = None,
+    lang: o.Lang = None,
+    runner: o.Runner = None,
+    keep_temp: o.KeepTemp = False,
+    as_json: o.Json = False,
+) -> None:
+    """Run a debate per topic in a file, several at once; options are defaults for each entry."""
+    from collab.agents import load_agents
+    from collab.batch import Batch
+    from collab.batch_file import read_entries
+    from collab.errors import UsageError
+    from collab.settings import merge, user_defaults
+
+    if not 1 <= parallel <= 32:
+        raise UsageError(f"--parallel must be 1–32, got {parallel}")
+    agents = load_agents()
+    defaults = merge(
+        user_defaults(),
+        preset=preset, role_a=role_a, role_b=role_b, rounds=rounds,
+        context=tuple(context) if context else None, agent=agent, agent_a=agent_a,
+        agent_b=agent_b, judge_agent=judge_agent, model=model, model_a=model_a,
+        model_b=model_b, judge_model=judge_model, turn_timeout=timeout,
+        judge_timeout=judge_timeout, budget=budget, max_chars=max_chars, max_cost=max_cost,
+        context_budget=context_budget, lang=lang, runner=runner, keep_temp=keep_temp or None,
+    )  # fmt: skip
+    entries = read_entries(topics_file, defaults, agents.keys())
+    for entry in entries:
+        check_prerequisites(entry.config)
+    b = Batch.create(entries, topics_file, parallel)
+    _run_batch(b, parallel, as_json)
+
+
+def _run_batch(b: Batch, parallel: int, as_json: bool) -> None:
+    from collab.batch_view import BatchView
+
+    view = None if as_json else BatchView(b)
+    try:
+        code = b.run(parallel, on_tick=None if view is None else view.tick)
+    finally:
+        if view is not None:
+            view.close()
+    if as_json:
+        _echo_json(b.document())
+    elif view is not None:
+        view.summary()
+    if code:
+        raise typer.Exit(code)
 
 
 def _runner_factory(cfg: DebateConfig) -> RunnerFactory:
@@ -190,18 +226,23 @@ def _drive(state: RunState, run_dir: RunDir, *, as_json: bool, resumed: bool) ->
 
 def _finish(state: RunState, run_dir: RunDir, as_json: bool) -> None:
     from rich.console import Console
+    from rich.text import Text
 
     from collab.report import fmt_cost, result_document
 
     if as_json:
         _echo_json(result_document(state, run_dir))
-        return
-    err = Console(stderr=True)
-    err.print(
-        f"[dim]run {state.run_id} · {state.stop_reason} · {state.rounds_done()} rounds · "
-        f"cost {fmt_cost(state.cost_usd())} · saved in {run_dir.path}[/dim]",
-        highlight=False,
-    )
+    else:
+        err = Console(stderr=True)
+        err.print(
+            f"[dim]run {state.run_id} · {state.stop_reason} · {state.rounds_done()} rounds · "
+            f"cost {fmt_cost(state.cost_usd())} · saved in {run_dir.path}[/dim]",
+            highlight=False,
+        )
+        if state.status == "failed":
+            err.print(Text(f"collab: run failed: {state.error}", style="red"))
+    if state.status == "failed":
+        raise typer.Exit(EXIT_FAILED)
 
 
 # -- resume / list / show ---------------------------------------------------------------------
@@ -209,15 +250,24 @@ def _finish(state: RunState, run_dir: RunDir, as_json: bool) -> None:
 
 @app.command()
 def resume(
-    run_id: Annotated[str, typer.Argument(help="The run id (collab list).")],
+    run_id: Annotated[str, typer.Argument(help="A run id (collab list) or a batch id.")],
     *,
-    as_json: JsonOpt = False,
+    parallel: Annotated[
+        int | None, typer.Option("--parallel", "-P", help="For a batch: debates at once.")
+    ] = None,
+    as_json: o.Json = False,
 ) -> None:
-    """Continue a stopped or crashed run at its first turn without a saved result."""
+    """Continue a stopped or crashed run (or batch) at its first turn without a saved result."""
     from collab.errors import UsageError
     from collab.orchestrator import load_state
     from collab.store import RunDir
 
+    if run_id.startswith("batch-"):
+        from collab.batch import Batch
+
+        b = Batch.load(run_id)
+        _run_batch(b, parallel or b.parallel, as_json)
+        return
     run_dir = RunDir(run_id)
     state = load_state(run_dir)
     if state.status == "done":
@@ -228,7 +278,7 @@ def resume(
 
 
 @app.command("list")
-def list_cmd(as_json: JsonOpt = False) -> None:
+def list_cmd(as_json: o.Json = False) -> None:
     """List runs, newest first."""
     from rich.console import Console
     from rich.table import Table
@@ -279,7 +329,7 @@ def show(
     run_id: Annotated[str, typer.Argument(help="The run id (collab list).")],
     *,
     fmt: Annotated[str, typer.Option("--format", "-f", help="md or json.")] = "md",
-    as_json: JsonOpt = False,
+    as_json: o.Json = False,
 ) -> None:
     """Show a run: transcript, ledger and judge summary."""
     from collab.errors import UsageError
@@ -301,7 +351,7 @@ def show(
 
 
 @presets_app.callback(invoke_without_command=True)
-def presets_list(ctx: typer.Context, as_json: JsonOpt = False) -> None:
+def presets_list(ctx: typer.Context, as_json: o.Json = False) -> None:
     """List presets."""
     if ctx.invoked_subcommand is not None:
         return
@@ -332,7 +382,7 @@ def presets_list(ctx: typer.Context, as_json: JsonOpt = False) -> None:
 @presets_app.command("show")
 def presets_show(
     name: Annotated[str, typer.Argument(help="Preset name.")],
-    as_json: JsonOpt = False,
+    as_json: o.Json = False,
 ) -> None:
     """Show both roles of a preset."""
     from rich.console import Console

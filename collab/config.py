@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Literal
 
@@ -269,3 +269,50 @@ def build_config(req: DebateRequest, known_agents: Collection[str]) -> DebateCon
         keep_temp=req.keep_temp,
         max_cost=req.max_cost,
     )
+
+
+# External key (config.toml [defaults], batch entries) → DebateRequest field.
+REQUEST_KEYS = {
+    "topic": "topic",
+    "preset": "preset",
+    "rounds": "rounds",
+    "role_a": "role_a",
+    "role_b": "role_b",
+    "context": "context",
+    "agent_a": "agent_a",
+    "agent_b": "agent_b",
+    "judge_agent": "judge_agent",
+    "model_a": "model_a",
+    "model_b": "model_b",
+    "judge_model": "judge_model",
+    "timeout": "turn_timeout",
+    "judge_timeout": "judge_timeout",
+    "budget": "budget",
+    "max_chars": "max_chars",
+    "max_cost": "max_cost",
+    "context_budget": "context_budget",
+    "lang": "lang",
+    "runner": "runner",
+}
+# Shorthands that set a value for both roles and the judge.
+SEAT_KEYS = {
+    "agent": ("agent_a", "agent_b", "judge_agent"),
+    "model": ("model_a", "model_b", "judge_model"),
+}
+
+
+def coerce_field(name: str, key: str, value: object) -> object:
+    """Type-check one DebateRequest field read from TOML/JSON/YAML data."""
+    kind = _REQUEST_TYPES[name]
+    if value is None and "None" in kind:
+        return None
+    if "float" in kind and isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    if kind.startswith("int") and isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if "str" in kind and isinstance(value, str):
+        return value
+    raise UsageError(f"{key!r} has the wrong type ({type(value).__name__})")
+
+
+_REQUEST_TYPES = {f.name: str(f.type) for f in fields(DebateRequest)}

@@ -76,7 +76,13 @@ class Orchestrator:
                 )
                 self._debate(caller)
                 self._judge(caller)
-                self.state.status = "done"
+                spoke = [t for t in self.state.turns if t.status in ("ok", "abstain")]
+                if self.state.turns and not spoke:
+                    self.state.status = "failed"
+                    last = self.state.turns[-1].meta.error or self.state.turns[-1].status
+                    self.state.error = f"every turn failed (last: {last})"
+                else:
+                    self.state.status = "done"
                 self._save()
                 report.write_reports(self.state, self.run_dir)
             except KeyboardInterrupt:

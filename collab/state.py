@@ -12,7 +12,7 @@ from collab.config import DebateConfig
 from collab.ledger import Ledger, Side, ledger_to_dict, replay
 from collab.turns import AgentMeta, TurnRecord, meta_from_dict
 
-RunStatus = Literal["running", "done", "interrupted", "failed"]
+RunStatus = Literal["pending", "running", "done", "interrupted", "failed"]
 
 
 @dataclass
@@ -134,7 +134,7 @@ class RunState:
         warnings = d.get("warnings") or []
         assert isinstance(warnings, list)
         status = d.get("status", "running")
-        assert status in ("running", "done", "interrupted", "failed")
+        assert status in ("pending", "running", "done", "interrupted", "failed")
         st = RunState(
             run_id=str(d["run_id"]),
             config=DebateConfig.from_dict(cfg_raw),

@@ -65,7 +65,10 @@ class TmuxRunner:
             server, split_from = _server_for_env(os.environ.get("COLLAB_TMUX_SOCKET"))
         self.server = server
         self.split_from = split_from
-        self.session_name = f"collab-{run_id}"
+        # A batch puts every debate in its own window of one shared session.
+        self.group_session = os.environ.get("COLLAB_TMUX_SESSION") or None
+        self.session_name = self.group_session or f"collab-{run_id}"
+        self.window_name = run_id if self.group_session else PANE_TITLE
         self.own_session = False
         self.pane_id = ""
         self._create_pane()
@@ -87,6 +90,8 @@ class TmuxRunner:
                 "split-window", "-h", "-d", "-l", "40%", "-t", self.split_from,
                 "-P", "-F", "#{pane_id}", PANE_SHELL,
             )  # fmt: skip
+        elif self.group_session:
+            out = self._window_in_group()
         else:
             if self.own_session and self._session_exists():
                 out = self._tmux(
@@ -103,6 +108,26 @@ class TmuxRunner:
             raise RunnerError("tmux did not report the new pane's id")
         self.pane_id = out[0].strip()
         self._tmux("select-pane", "-t", self.pane_id, "-T", PANE_TITLE)
+
+    def _window_in_group(self) -> list[str]:
+        """A window in the batch session; several runs may race to create the session."""
+        for _ in range(3):
+            if self._session_exists():
+                try:
+                    return self._tmux(
+                        "new-window", "-d", "-t", f"={self.session_name}:", "-n",
+                        self.window_name, "-P", "-F", "#{pane_id}", PANE_SHELL,
+                    )  # fmt: skip
+                except RunnerError:
+                    continue
+            try:
+                return self._tmux(
+                    "new-session", "-d", "-s", self.session_name, "-n", self.window_name,
+                    "-x", "160", "-y", "48", "-P", "-F", "#{pane_id}", PANE_SHELL,
+                )  # fmt: skip
+            except RunnerError:
+                continue
+        raise RunnerError(f"could not open a window in tmux session {self.session_name}")
 
     def _session_exists(self) -> bool:
         try:

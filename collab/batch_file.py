@@ -1,0 +1,137 @@
+"""Read and validate a batch's topics file: every entry checked before anything starts.
+
+Formats: ``.txt`` (one topic per line; blank lines and ``#`` comments skipped),
+``.jsonl`` (one JSON object per line) and ``.yaml``/``.yml`` (a list of objects or
+strings). Object entries may override any debate option; relative ``context`` paths
+are taken from the topics file's folder.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from collab.config import (
+    REQUEST_KEYS,
+    SEAT_KEYS,
+    DebateConfig,
+    DebateRequest,
+    build_config,
+    coerce_field,
+)
+from collab.errors import UsageError
+
+MAX_ENTRIES = 500
+
+_ALLOWED = frozenset(REQUEST_KEYS) - {"runner", "context_budget"}
+
+
+@dataclass(frozen=True)
+class Entry:
+    line: int
+    config: DebateConfig
+
+
+def read_entries(path: Path, defaults: DebateRequest, known_agents: Collection[str]) -> list[Entry]:
+    """Every entry as a validated config; the first bad one raises with its line number."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UsageError(f"topics file not found: {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read topics file {path}: {exc}") from None
+    suffix = path.suffix.lower()
+    if suffix == ".txt" or suffix == "":
+        raw = _txt(text)
+    elif suffix == ".jsonl":
+        raw = _jsonl(path, text)
+    elif suffix in (".yaml", ".yml"):
+        raw = _yaml(path, text)
+    else:
+        raise UsageError(f"{path}: unknown topics file type {suffix!r}; use .txt, .jsonl or .yaml")
+    if not raw:
+        raise UsageError(f"{path}: no topics in the file")
+    if len(raw) > MAX_ENTRIES:
+        raise UsageError(f"{path}: {len(raw)} entries; at most {MAX_ENTRIES} per batch")
+    out: list[Entry] = []
+    for line, item in raw:
+        try:
+            req = _request(item, defaults, path.parent)
+            out.append(Entry(line, build_config(req, known_agents)))
+        except UsageError as exc:
+            raise UsageError(f"{path}:{line}: {exc.message}") from None
+    return out
+
+
+def _txt(text: str) -> list[tuple[int, object]]:
+    out: list[tuple[int, object]] = []
+    for n, line in enumerate(text.splitlines(), 1):
+        s = line.strip()
+        if s and not s.startswith("#"):
+            out.append((n, s))
+    return out
+
+
+def _jsonl(path: Path, text: str) -> list[tuple[int, object]]:
+    out: list[tuple[int, object]] = []
+    for n, line in enumerate(text.splitlines(), 1):
+        s = line.strip()
+        if not s or s.startswith("#"):
+            continue
+        try:
+            out.append((n, json.loads(s)))
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"{path}:{n}: invalid JSON: {exc.msg}") from None
+    return out
+
+
+def _yaml(path: Path, text: str) -> list[tuple[int, object]]:
+    import yaml
+
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f":{mark.line + 1}" if mark is not None else ""
+        raise UsageError(f"{path}{where}: invalid YAML: {getattr(exc, 'problem', exc)}") from None
+    if data is None:
+        return []
+    if not isinstance(data, list) or node is None or not isinstance(node, yaml.SequenceNode):
+        raise UsageError(f"{path}:1: the YAML file must be a list of topics")
+    return [(item.start_mark.line + 1, value) for item, value in zip(node.value, data, strict=True)]
+
+
+def _request(item: object, defaults: DebateRequest, base: Path) -> DebateRequest:
+    if isinstance(item, str):
+        return replace(defaults, topic=item)
+    if not isinstance(item, dict):
+        raise UsageError("an entry must be a topic string or an object with a 'topic'")
+    if "topic" not in item:
+        raise UsageError("entry has no 'topic'")
+    changes: dict[str, object] = {}
+    for key, value in item.items():
+        if key in SEAT_KEYS:
+            for name in SEAT_KEYS[key]:
+                changes.setdefault(name, coerce_field(name, key, value))
+            continue
+        if key not in _ALLOWED:
+            valid = ", ".join(sorted([*_ALLOWED, *SEAT_KEYS]))
+            raise UsageError(f"unknown key {key!r}; valid keys: {valid}")
+        name = REQUEST_KEYS[key]
+        if name == "context":
+            paths = [value] if isinstance(value, str) else value
+            if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+                raise UsageError("'context' must be a path or a list of paths")
+            changes[name] = tuple(str(base / p) if not Path(p).is_absolute() else p for p in paths)
+        else:
+            changes[name] = coerce_field(name, key, value)
+    # An entry with its own roles does not inherit the default preset, and vice versa.
+    if "role_a" in changes or "role_b" in changes:
+        changes.setdefault("preset", None)
+    elif "preset" in changes:
+        changes.setdefault("role_a", None)
+        changes.setdefault("role_b", None)
+    return replace(defaults, **changes)  # type: ignore[arg-type]
