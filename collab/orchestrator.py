@@ -183,7 +183,9 @@ class Orchestrator:
             parsed = contract_mod.parse(res.reply.text, known)
             contract, error = parsed.contract, parsed.error
             if contract is None:
-                reask = self._reask(caller, r, side, error or "invalid contract", ledger)
+                reask = self._reask(
+                    caller, r, side, error or "invalid contract", ledger, parsed.prose
+                )
                 reask_meta = reask.meta
                 if reask.status == "ok":
                     again = contract_mod.parse(reask.reply.text, known)
@@ -208,9 +210,9 @@ class Orchestrator:
         self.ui.turn_finished(rec)
 
     def _reask(
-        self, caller: AgentCaller, r: int, side: Side, error: str, ledger: Ledger
+        self, caller: AgentCaller, r: int, side: Side, error: str, ledger: Ledger, prose: str
     ) -> CallResult:
-        prompt = self.prompts.reask(self.cfg, side, error, ledger)
+        prompt = self.prompts.reask(self.cfg, side, error, ledger, previous=prose)
         return caller.call(
             f"r{r}-{side}-fix", self.cfg.agent(side), prompt,
             self._timeout(self.cfg.turn_timeout), attempts=1,

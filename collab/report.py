@@ -126,8 +126,19 @@ def _agent(name: str, model: str | None) -> str:
 def write_reports(state: RunState, run_dir: RunDir) -> dict[str, Path]:
     paths = {"transcript": run_dir.write_text("transcript.md", transcript_md(state))}
     if state.judge is not None:
-        paths["judge"] = run_dir.write_text("judge.md", state.judge.text.strip() + "\n")
+        paths["judge"] = run_dir.write_text("judge.md", judge_md(state))
     return paths
+
+
+def judge_md(state: RunState) -> str:
+    """The Judge's summary, then every round folded away in ``<details>``."""
+    assert state.judge is not None
+    out = [state.judge.text.strip(), "", "<details><summary>The rounds</summary>", ""]
+    for t in state.turns:
+        icon = "🔵" if t.side == "A" else "🔴"
+        out += [f"#### Round {t.round_no} · {icon} Role {t.side} ({t.role_name})", "", t.prose, ""]
+    out += ["</details>", ""]
+    return "\n".join(out)
 
 
 RESULT_SCHEMA = "collab.result/1"
