@@ -187,6 +187,15 @@ def command_spec(template: str) -> AgentSpec:
     return AgentSpec(name="command", argv=argv, prompt=prompt)
 
 
+def spec_for(agent: str, command: str | None, agents: Mapping[str, AgentSpec]) -> AgentSpec:
+    """The spec of one seat: a named agent, or the user's ``command`` template."""
+    if agent == "command":
+        if not command:
+            raise UsageError("the command agent needs --agent-command")
+        return command_spec(command)
+    return get_agent(agent, agents)
+
+
 def get_agent(name: str, agents: Mapping[str, AgentSpec]) -> AgentSpec:
     try:
         return agents[name]

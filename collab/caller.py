@@ -18,9 +18,12 @@ from collab.agents import (
     build_env,
     interpret,
     resolve_binary,
+    spec_for,
     sum_usage,
 )
 from collab.config import AgentChoice
+from collab.doctor import NOT_LOGGED_IN
+from collab.errors import PrerequisiteError
 from collab.runners.base import Runner, TurnJob
 from collab.runners.turnfiles import TurnDir
 from collab.turns import AgentMeta, TurnStatus
@@ -66,7 +69,7 @@ class AgentCaller:
         on_retry: RetryHook | None = None,
         attempts: int = MAX_ATTEMPTS,
     ) -> CallResult:
-        spec = self.agents[choice.agent]
+        spec = spec_for(choice.agent, choice.command, self.agents)
         binary = self.binary(spec)
         env = tuple(sorted(build_env(spec, self.base_env).items()))
         total = 0.0
@@ -97,6 +100,12 @@ class AgentCaller:
                 reply = AgentReply(ok=False, text="", error=f"no reply within {timeout:g}s")
             else:
                 reply = interpret(spec, result.exit_code or 0, result.stdout, result.stderr)
+                if not reply.ok and NOT_LOGGED_IN in (reply.error or ""):
+                    # No retry can mend a missing login: stop the run, keep it resumable.
+                    raise PrerequisiteError(
+                        f"{spec.name} is not logged in",
+                        hint="run `claude` once and log in (/login), or set ANTHROPIC_API_KEY",
+                    )
                 if reply.cost_usd is not None:
                     costs.append(reply.cost_usd)
                 if reply.usage is not None:

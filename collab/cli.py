@@ -56,6 +56,7 @@ def debate(
     model_a: o.ModelA = None,
     model_b: o.ModelB = None,
     judge_model: o.JudgeModel = None,
+    agent_command: o.AgentCommand = None,
     timeout: o.Timeout = None,
     judge_timeout: o.JudgeTimeout = None,
     budget: o.Budget = None,
@@ -78,7 +79,7 @@ def debate(
         topic=topic, preset=preset, role_a=role_a, role_b=role_b, rounds=rounds,
         context=tuple(context) if context else None, agent=agent, agent_a=agent_a,
         agent_b=agent_b, judge_agent=judge_agent, model=model, model_a=model_a,
-        model_b=model_b, judge_model=judge_model, turn_timeout=timeout,
+        model_b=model_b, judge_model=judge_model, agent_command=agent_command, turn_timeout=timeout,
         judge_timeout=judge_timeout, budget=budget, max_chars=max_chars, max_cost=max_cost,
         context_budget=context_budget, lang=lang, runner=runner, keep_temp=keep_temp or None,
     )  # fmt: skip
@@ -107,6 +108,7 @@ def batch(
     model_a: o.ModelA = None,
     model_b: o.ModelB = None,
     judge_model: o.JudgeModel = None,
+    agent_command: o.AgentCommand = None,
     timeout: o.Timeout = None,
     judge_timeout: o.JudgeTimeout = None,
     budget: o.Budget = None,
@@ -133,7 +135,7 @@ def batch(
         preset=preset, role_a=role_a, role_b=role_b, rounds=rounds,
         context=tuple(context) if context else None, agent=agent, agent_a=agent_a,
         agent_b=agent_b, judge_agent=judge_agent, model=model, model_a=model_a,
-        model_b=model_b, judge_model=judge_model, turn_timeout=timeout,
+        model_b=model_b, judge_model=judge_model, agent_command=agent_command, turn_timeout=timeout,
         judge_timeout=judge_timeout, budget=budget, max_chars=max_chars, max_cost=max_cost,
         context_budget=context_budget, lang=lang, runner=runner, keep_temp=keep_temp or None,
     )  # fmt: skip
@@ -179,14 +181,14 @@ def _runner_factory(cfg: DebateConfig) -> RunnerFactory:
 
 def check_prerequisites(cfg: DebateConfig) -> None:
     """Fail before anything starts when tmux or an agent CLI is missing (exit 3)."""
-    from collab.agents import get_agent, load_agents, resolve_binary
+    from collab.agents import load_agents, resolve_binary, spec_for
     from collab.errors import PrerequisiteError
     from collab.runners.tmux import tmux_available
     from collab.runners.turnfiles import find_bash
 
     agents = load_agents()
     for choice in (cfg.agent_a, cfg.agent_b, cfg.judge):
-        resolve_binary(get_agent(choice.agent, agents))
+        resolve_binary(spec_for(choice.agent, choice.command, agents))
     find_bash()
     if cfg.runner == "tmux" and not tmux_available():
         raise PrerequisiteError(
@@ -345,6 +347,54 @@ def show(
         sys.stdout.write(transcript_md(state))
     else:
         raise UsageError(f"--format must be md or json, got {fmt!r}")
+
+
+# -- doctor -----------------------------------------------------------------------------------
+
+
+@app.command()
+def doctor(
+    live: Annotated[
+        bool, typer.Option("--live", help="Also make one tiny real claude call (costs tokens).")
+    ] = False,
+    as_json: o.Json = False,
+) -> None:
+    """Check that tmux, the agent CLIs and the data dir are ready; exit 3 if not."""
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    from collab import doctor as doc
+    from collab.agents import load_agents
+    from collab.settings import user_defaults
+
+    defaults = user_defaults()
+    agents = load_agents()
+    seats = [defaults.agent_a, defaults.agent_b, defaults.judge_agent]
+    checks = doc.run_checks(agents, [s for s in seats if s != "command"], live)
+    code = doc.exit_code(checks)
+    if as_json:
+        _echo_json({
+            "schema": "collab.doctor/1", "ok": code == 0,
+            "checks": [{"name": c.name, "level": c.level, "detail": c.detail, "fix": c.fix}
+                       for c in checks],
+        })  # fmt: skip
+    else:
+        marks = {"ok": ("✓", "green"), "warn": ("!", "yellow"), "fail": ("✗", "red"),
+                 "info": ("·", "dim")}  # fmt: skip
+        table = Table(title="collab doctor", title_justify="left")
+        for col in ("", "check", "result", "fix"):
+            table.add_column(col, overflow="fold")
+        for c in checks:
+            mark, style = marks[c.level]
+            table.add_row(Text(mark, style=style), c.name, Text(c.detail), Text(c.fix))
+        Console().print(table)
+        if code:
+            Console(stderr=True).print(
+                Text("collab: the default path cannot run here; see the fixes above", style="red")
+            )
+    if code:
+        raise typer.Exit(code)
 
 
 # -- presets ----------------------------------------------------------------------------------

@@ -31,6 +31,13 @@ Model = Annotated[
 ModelA = Annotated[str | None, typer.Option("--model-a", help="Model for Role A.")]
 ModelB = Annotated[str | None, typer.Option("--model-b", help="Model for Role B.")]
 JudgeModel = Annotated[str | None, typer.Option("--judge-model", help="Model for the Judge.")]
+AgentCommand = Annotated[
+    str | None,
+    typer.Option(
+        "--agent-command",
+        help="argv template for --agent command, e.g. 'mycli -f {prompt_file} -m {model}'.",
+    ),
+]
 Timeout = Annotated[
     float | None, typer.Option("--timeout", help="Seconds per turn [default: 120].")
 ]

@@ -36,6 +36,8 @@ class ContextFile:
 class AgentChoice:
     agent: str = "claude"
     model: str | None = None
+    # For the ``command`` agent: the user's argv template (never run by a shell).
+    command: str | None = None
 
 
 @dataclass(frozen=True)
@@ -77,8 +79,12 @@ class DebateConfig:
 
         def agent(v: object) -> AgentChoice:
             assert isinstance(v, dict)
-            model = v.get("model")
-            return AgentChoice(agent=str(v["agent"]), model=None if model is None else str(model))
+            model, command = v.get("model"), v.get("command")
+            return AgentChoice(
+                agent=str(v["agent"]),
+                model=None if model is None else str(model),
+                command=None if command is None else str(command),
+            )
 
         contexts = d.get("contexts") or []
         assert isinstance(contexts, list)
@@ -144,6 +150,7 @@ class DebateRequest:
     keep_temp: bool = False
     max_cost: float | None = None
     context_budget: int = DEFAULT_CONTEXT_BUDGET
+    agent_command: str | None = None
 
 
 def validate_topic(topic: str) -> str:
@@ -223,10 +230,22 @@ def build_config(req: DebateRequest, known_agents: Collection[str]) -> DebateCon
     lang = resolve_lang(req.lang, topic)
     if req.runner not in ("auto", "tmux", "subprocess"):
         raise UsageError(f"--runner must be auto, tmux or subprocess, got {req.runner!r}")
-    for name in (req.agent_a, req.agent_b, req.judge_agent):
-        if name not in known_agents:
-            valid = ", ".join(sorted(known_agents))
+    seats = (req.agent_a, req.agent_b, req.judge_agent)
+    for name in seats:
+        if name not in known_agents and name != "command":
+            valid = ", ".join(sorted([*known_agents, "command"]))
             raise UsageError(f"unknown agent '{name}'; choose one of: {valid}")
+    command = None
+    if "command" in seats:
+        if not req.agent_command:
+            raise UsageError(
+                "the command agent needs --agent-command, e.g. "
+                "--agent-command 'mycli --prompt-file {prompt_file}'"
+            )
+        from collab.agents import command_spec
+
+        command_spec(req.agent_command)  # validates the template
+        command = req.agent_command
     turn_timeout = _positive("--timeout", req.turn_timeout)
     judge_timeout = _positive("--judge-timeout", req.judge_timeout)
     budget = _positive("--budget", req.budget)
@@ -257,9 +276,9 @@ def build_config(req: DebateRequest, known_agents: Collection[str]) -> DebateCon
         preset=preset_key,
         rounds=req.rounds,
         contexts=contexts,
-        agent_a=AgentChoice(req.agent_a, req.model_a),
-        agent_b=AgentChoice(req.agent_b, req.model_b),
-        judge=AgentChoice(req.judge_agent, req.judge_model),
+        agent_a=_choice(req.agent_a, req.model_a, command),
+        agent_b=_choice(req.agent_b, req.model_b, command),
+        judge=_choice(req.judge_agent, req.judge_model, command),
         turn_timeout=turn_timeout,
         judge_timeout=judge_timeout,
         budget=budget,
@@ -269,6 +288,10 @@ def build_config(req: DebateRequest, known_agents: Collection[str]) -> DebateCon
         keep_temp=req.keep_temp,
         max_cost=req.max_cost,
     )
+
+
+def _choice(agent: str, model: str | None, command: str | None) -> AgentChoice:
+    return AgentChoice(agent, model, command if agent == "command" else None)
 
 
 # External key (config.toml [defaults], batch entries) → DebateRequest field.
@@ -293,6 +316,7 @@ REQUEST_KEYS = {
     "context_budget": "context_budget",
     "lang": "lang",
     "runner": "runner",
+    "agent_command": "agent_command",
 }
 # Shorthands that set a value for both roles and the judge.
 SEAT_KEYS = {

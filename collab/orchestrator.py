@@ -12,10 +12,10 @@ from types import FrameType
 
 from collab import contract as contract_mod
 from collab import convergence, report
-from collab.agents import AgentSpec
+from collab.agents import AgentSpec, spec_for
 from collab.caller import AgentCaller, CallResult
 from collab.config import DebateConfig
-from collab.errors import Interrupted, RunnerError, UsageError
+from collab.errors import Interrupted, PrerequisiteError, RunnerError, UsageError
 from collab.events import Listener
 from collab.ledger import Ledger, Side
 from collab.prompts import Prompts, TurnView
@@ -67,7 +67,7 @@ class Orchestrator:
                 runner = self.runner_factory(tdir, self.state.run_id)
                 caller = AgentCaller(runner, tdir, self.agents, self.env)
                 for choice in (self.cfg.agent_a, self.cfg.agent_b, self.cfg.judge):
-                    caller.binary(self.agents[choice.agent])
+                    caller.binary(spec_for(choice.agent, choice.command, self.agents))
                 self.state.status = "running"
                 self.state.error = None
                 self._save()
@@ -92,13 +92,14 @@ class Orchestrator:
                 raise Interrupted(
                     f"interrupted; state saved — continue with: collab resume {self.state.run_id}"
                 ) from None
-            except RunnerError as exc:
+            except (RunnerError, PrerequisiteError) as exc:
                 self.state.status = "failed"
                 self.state.error = str(exc)
                 self._save()
-                raise RunnerError(
-                    f"{exc}; state saved — continue with: collab resume {self.state.run_id}"
-                ) from None
+                exc.message = (
+                    f"{exc.message}; state saved — fix it, then: collab resume {self.state.run_id}"
+                )
+                raise
             finally:
                 if runner is not None:
                     runner.close()

@@ -1,0 +1,156 @@
+"""``collab doctor``: can the default path (claude in a tmux pane) run here, and if not, why."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from collab.agents import AgentSpec, resolve_binary
+from collab.errors import PrerequisiteError
+from collab.paths import collab_home
+
+Level = Literal["ok", "warn", "fail", "info"]
+NOT_LOGGED_IN = "Not logged in"
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    level: Level
+    detail: str
+    fix: str = ""
+
+
+def _version(argv: list[str], timeout: float = 10.0) -> str | None:
+    try:
+        res = subprocess.run(
+            argv, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    out = (res.stdout or res.stderr).strip().splitlines()
+    return out[0].strip() if out and res.returncode == 0 else None
+
+
+def check_tmux() -> list[Check]:
+    tmux = shutil.which("tmux")
+    if not tmux:
+        return [
+            Check("tmux", "fail", "not found on PATH",
+                  "install tmux (apt install tmux / brew install tmux), or use --runner subprocess")
+        ]  # fmt: skip
+    checks = [Check("tmux", "ok", _version([tmux, "-V"]) or tmux)]
+    inside = bool(os.environ.get("TMUX"))
+    checks.append(
+        Check("inside tmux", "info",
+              "yes: debates split this window" if inside
+              else "no: debates run in a detached session (collab prints how to attach)")
+    )  # fmt: skip
+    return checks
+
+
+def check_shell() -> list[Check]:
+    out = []
+    for tool, pkg in (("bash", "bash"), ("setsid", "util-linux")):
+        found = shutil.which(tool)
+        out.append(
+            Check(tool, "ok", found) if found
+            else Check(tool, "fail", "not found on PATH", f"install {pkg}")
+        )  # fmt: skip
+    return out
+
+
+def check_agent(spec: AgentSpec) -> Check:
+    try:
+        binary = resolve_binary(spec)
+    except PrerequisiteError as exc:
+        return Check(f"agent {spec.name}", "fail", exc.message, exc.hint or "")
+    version = _version([binary, *spec.version_argv])
+    return Check(f"agent {spec.name}", "ok", f"{version or 'version unknown'} ({binary})")
+
+
+def claude_login(env: Mapping[str, str] | None = None, home: Path | None = None) -> Check:
+    """Best effort without spending a token: API keys, cloud providers, or a stored login."""
+    env = os.environ if env is None else env
+    home = home or Path(env.get("HOME", str(Path.home())))
+    fix = "run `claude` once and log in (/login), or set ANTHROPIC_API_KEY"
+    for var in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"):
+        if env.get(var):
+            return Check("claude login", "ok", f"{var} is set")
+    for var in ("CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX"):
+        if env.get(var) and env.get(var) != "0":
+            return Check("claude login", "ok", f"{var} is set")
+    config_dir = Path(env.get("CLAUDE_CONFIG_DIR") or home / ".claude")
+    if (config_dir / ".credentials.json").is_file():
+        return Check("claude login", "ok", f"credentials in {config_dir}")
+    for settings in (home / ".claude.json", config_dir / "settings.json"):
+        try:
+            data = json.loads(settings.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and (data.get("oauthAccount") or data.get("apiKeyHelper")):
+            return Check("claude login", "ok", f"login recorded in {settings}")
+    if os.uname().sysname == "Darwin":
+        return Check("claude login", "warn", "cannot tell (macOS keeps it in the Keychain)",
+                     "collab doctor --live checks with one tiny call")  # fmt: skip
+    return Check("claude login", "fail", "no login or API key found", fix)
+
+
+def claude_live(binary: str, timeout: float = 60.0) -> Check:
+    """One real, tiny ``claude -p`` call: the only sure test of a login (costs a few tokens)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT")}
+    try:
+        res = subprocess.run(
+            [binary, "-p", "--output-format", "json", "--no-session-persistence"],
+            input="Reply with the single word: ok", capture_output=True, text=True,
+            timeout=timeout, env=env,
+        )  # fmt: skip
+    except subprocess.TimeoutExpired:
+        return Check("claude live call", "fail", f"no answer within {timeout:g}s")
+    text = res.stdout + res.stderr
+    if NOT_LOGGED_IN in text:
+        return Check("claude live call", "fail", "Not logged in",
+                     "run `claude` once and log in (/login), or set ANTHROPIC_API_KEY")  # fmt: skip
+    if res.returncode != 0:
+        return Check("claude live call", "fail", text.strip().splitlines()[0] if text else "")
+    return Check("claude live call", "ok", "answered")
+
+
+def check_data_dir() -> Check:
+    home = collab_home()
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=home, prefix=".doctor-"):
+            pass
+    except OSError as exc:
+        return Check("data dir", "fail", f"{home}: {exc.strerror}",
+                     "set COLLAB_HOME to a writable directory")  # fmt: skip
+    return Check("data dir", "ok", str(home))
+
+
+def run_checks(agents: Mapping[str, AgentSpec], seats: list[str], live: bool) -> list[Check]:
+    checks = [*check_tmux(), *check_shell()]
+    for name in dict.fromkeys(seats):
+        spec = agents.get(name)
+        if spec is None:
+            checks.append(Check(f"agent {name}", "fail", "not a known agent"))
+            continue
+        agent_check = check_agent(spec)
+        checks.append(agent_check)
+        if name == "claude" and agent_check.level == "ok":
+            checks.append(claude_login())
+            if live:
+                checks.append(claude_live(resolve_binary(spec)))
+    checks.append(check_data_dir())
+    return checks
+
+
+def exit_code(checks: list[Check]) -> int:
+    return 3 if any(c.level == "fail" for c in checks) else 0
