@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -43,3 +45,67 @@ def _our_pids() -> set[int]:
         if b"fake_agent.py" in cmd or b"collab-test-sleeper" in cmd:
             out.add(int(entry.name))
     return out - {os.getpid()}
+
+
+FAKE_AGENT = Path(__file__).parent / "fakes" / "fake_agent.py"
+
+
+class FakeAgent:
+    """A scripted agent registered as ``fake`` in the test's COLLAB_HOME/config.toml.
+
+    ``script(rules, default)`` writes the script the fake answers from (see
+    tests/fakes/fake_agent.py); ``calls()`` lists what it was asked.
+    """
+
+    def __init__(self, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.dir = home / "fake"
+        self.dir.mkdir(exist_ok=True)
+        self.path = self.dir / "script.json"
+        monkeypatch.setenv("COLLAB_FAKE_SCRIPT", str(self.path))
+        (home / "config.toml").write_text(
+            "[agents.fake]\n"
+            f"argv = [{json.dumps(sys.executable)}, {json.dumps(str(FAKE_AGENT))},"
+            ' "--format", "claude-json"]\n'
+            'model_argv = ["--model", "{model}"]\n'
+            'output = "claude-json"\n'
+            "[agents.fake-text]\n"
+            f"argv = [{json.dumps(sys.executable)}, {json.dumps(str(FAKE_AGENT))},"
+            ' "--format", "text"]\n'
+            'output = "text"\n',
+            encoding="utf-8",
+        )
+        self.script([], "fallback reply")
+
+    def script(self, rules: list[dict[str, object]], default: object = None) -> Path:
+        doc: dict[str, object] = {"rules": rules}
+        if default is not None:
+            doc["default"] = default
+        self.path.write_text(json.dumps(doc), encoding="utf-8")
+        for suffix in (".state.json", ".calls.jsonl"):
+            Path(str(self.path) + suffix).unlink(missing_ok=True)
+        return self.path
+
+    def calls(self) -> list[dict[str, object]]:
+        p = Path(str(self.path) + ".calls.jsonl")
+        if not p.exists():
+            return []
+        return [json.loads(line) for line in p.read_text().splitlines() if line.strip()]
+
+
+@pytest.fixture
+def fake_agent(hermetic_env: Path, monkeypatch: pytest.MonkeyPatch) -> FakeAgent:
+    return FakeAgent(hermetic_env, monkeypatch)
+
+
+def contract_block(
+    new: list[tuple[str, str]] | None = None,
+    stances: list[tuple[str, str, str]] | None = None,
+    abstain: str | None = None,
+) -> str:
+    """A reply's closing ```json block, as a debater must write it."""
+    doc = {
+        "new_points": [{"title": t, "evidence": e} for t, e in (new or [])],
+        "stances": [{"id": i, "stance": s, "evidence": e} for i, s, e in (stances or [])],
+        "abstain": abstain,
+    }
+    return "\n\n```json\n" + json.dumps(doc) + "\n```\n"
