@@ -330,23 +330,98 @@ def _short(text: str, n: int) -> str:
 def show(
     run_id: Annotated[str, typer.Argument(help="The run id (collab list).")],
     *,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="md or json.")] = "md",
+    fmt: Annotated[str, typer.Option("--format", "-f", help="md, json or html.")] = "md",
     as_json: o.Json = False,
 ) -> None:
     """Show a run: transcript, ledger and judge summary."""
+    sys.stdout.write(_render_run(run_id, "json" if as_json else fmt))
+
+
+@app.command()
+def export(
+    run_id: Annotated[str, typer.Argument(help="The run id (collab list).")],
+    *,
+    output: Annotated[
+        Path, typer.Option("--output", "-o", help="File to write: .html, .md or .json.")
+    ],
+    fmt: Annotated[
+        str | None, typer.Option("--format", "-f", help="html, md or json [default: from -o].")
+    ] = None,
+) -> None:
+    """Write a run's report to a file (one self-contained HTML page, Markdown or JSON)."""
+    from collab.errors import UsageError
+    from collab.store import atomic_write
+
+    kind = fmt or {".html": "html", ".htm": "html", ".md": "md", ".json": "json"}.get(
+        output.suffix.lower(), ""
+    )
+    if not kind:
+        raise UsageError(f"cannot tell the format from {output.name!r}; pass --format")
+    text = _render_run(run_id, kind)
+    if output.is_dir():
+        raise UsageError(f"{output} is a directory")
+    try:
+        atomic_write(output, text)
+    except OSError as exc:
+        raise UsageError(f"cannot write {output}: {exc.strerror}") from None
+    sys.stderr.write(f"wrote {output}\n")
+
+
+def _render_run(run_id: str, fmt: str) -> str:
     from collab.errors import UsageError
     from collab.orchestrator import load_state
-    from collab.report import result_document, transcript_md
     from collab.store import RunDir
 
+    if fmt not in ("md", "json", "html"):
+        raise UsageError(f"--format must be md, json or html, got {fmt!r}")
     run_dir = RunDir(run_id)
     state = load_state(run_dir)
-    if as_json or fmt == "json":
-        _echo_json(result_document(state, run_dir))
-    elif fmt == "md":
-        sys.stdout.write(transcript_md(state))
+    if fmt == "json":
+        from collab.report import result_document
+
+        return json.dumps(result_document(state, run_dir), ensure_ascii=False, indent=2) + "\n"
+    if fmt == "html":
+        from collab.html_report import render_html
+
+        return render_html(state)
+    from collab.html_report import render_markdown_report
+
+    return render_markdown_report(state)
+
+
+# -- skill ------------------------------------------------------------------------------------
+
+skill_app = typer.Typer(help="The Claude Code skill that lets Claude run collab for you.")
+app.add_typer(skill_app, name="skill")
+
+
+@skill_app.command("install")
+def skill_install(
+    directory: Annotated[
+        Path | None, typer.Option("--dir", help="Install into this directory instead.")
+    ] = None,
+    project: Annotated[
+        bool, typer.Option("--project", help="Into ./.claude/skills/collab (this project).")
+    ] = False,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite a changed SKILL.md.")] = False,
+    as_json: o.Json = False,
+) -> None:
+    """Install SKILL.md where Claude Code finds skills (default ~/.claude/skills/collab/)."""
+    from collab.skill import default_skill_dir, install_skill
+
+    result = install_skill(directory or default_skill_dir(project), force)
+    if as_json:
+        _echo_json({"schema": "collab.skill/1", "action": result.action, "path": str(result.path)})
     else:
-        raise UsageError(f"--format must be md or json, got {fmt!r}")
+        sys.stderr.write(f"{result.action}: {result.path}\n")
+
+
+@skill_app.command("show")
+def skill_show() -> None:
+    """Print the skill's SKILL.md."""
+    from collab.skill import skill_text
+
+    sys.stdout.write(skill_text())
 
 
 # -- doctor -----------------------------------------------------------------------------------
@@ -461,7 +536,10 @@ def presets_show(
 
 def main(argv: list[str] | None = None) -> None:
     """Known errors: one line and an exit code. Unknown ones keep their traceback."""
-    import click
+    try:  # typer >= 0.2x vendors click as typer._click; older typer uses click itself
+        from typer._click import exceptions as click_exc
+    except ImportError:  # pragma: no cover
+        from click import exceptions as click_exc  # type: ignore[no-redef, unused-ignore]
 
     args = sys.argv[1:] if argv is None else argv
     as_json = "--json" in args
@@ -469,15 +547,15 @@ def main(argv: list[str] | None = None) -> None:
         rv = app(args=args, prog_name="collab", standalone_mode=False)
     except CollabError as exc:
         _fail(str(exc), exc.exit_code, exc.kind, as_json)
-    except click.exceptions.NoArgsIsHelpError as exc:
+    except click_exc.NoArgsIsHelpError as exc:
         exc.show()
         sys.exit(EXIT_USAGE)
-    except click.exceptions.ClickException as exc:
-        if as_json:
-            _fail(exc.format_message(), EXIT_USAGE, "usage", True)
-        exc.show()
-        sys.exit(exc.exit_code)
-    except (click.exceptions.Abort, KeyboardInterrupt):
+    except click_exc.ClickException as exc:
+        # Bad usage is one line too; say where the help is instead of printing it.
+        ctx = getattr(exc, "ctx", None)
+        hint = f" (see: {ctx.command_path} --help)" if ctx is not None else ""
+        _fail(exc.format_message() + hint, EXIT_USAGE, "usage", as_json)
+    except (typer.Abort, KeyboardInterrupt):
         _fail("interrupted", EXIT_INTERRUPTED, "interrupted", as_json)
     sys.exit(rv if isinstance(rv, int) else 0)
 
@@ -490,7 +568,7 @@ def _fail(message: str, code: int, kind: str, as_json: bool) -> None:
         from rich.console import Console
         from rich.text import Text
 
-        Console(stderr=True).print(Text(f"collab: {message}", style="red"))
+        Console(stderr=True).print(Text(f"collab: {message}", style="red"), soft_wrap=True)
     sys.exit(code)
 
 

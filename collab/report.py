@@ -127,6 +127,9 @@ def write_reports(state: RunState, run_dir: RunDir) -> dict[str, Path]:
     paths = {"transcript": run_dir.write_text("transcript.md", transcript_md(state))}
     if state.judge is not None:
         paths["judge"] = run_dir.write_text("judge.md", judge_md(state))
+    from collab.html_report import render_html
+
+    paths["html"] = run_dir.write_text("report.html", render_html(state))
     return paths
 
 
@@ -151,10 +154,14 @@ def result_document(state: RunState, run_dir: RunDir) -> dict[str, object]:
     cfg = state.config
     ledger = state.ledger()
     paths = {"run_dir": str(run_dir.path), "state": str(run_dir.state_path)}
-    for name in ("transcript.md", "judge.md"):
+    for key, name in (
+        ("transcript", "transcript.md"),
+        ("judge", "judge.md"),
+        ("html", "report.html"),
+    ):
         p = run_dir.path / name
         if p.exists():
-            paths[name.split(".")[0]] = str(p)
+            paths[key] = str(p)
     tokens = state.tokens()
     return {
         "schema": RESULT_SCHEMA,

@@ -1,0 +1,77 @@
+"""The Claude Code skill that teaches Claude when and how to run collab.
+
+The text ships inside the package (``collab/skill_data/SKILL.md``) so the installed
+skill always matches the installed CLI. Installing never silently replaces a SKILL.md
+the user edited: a different file is an error unless ``force`` is given.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from importlib.resources import files
+from pathlib import Path
+from typing import Literal
+
+from collab.errors import UsageError
+
+SKILL_NAME = "collab"
+SKILL_FILE = "SKILL.md"
+
+InstallAction = Literal["installed", "unchanged", "updated"]
+
+
+@dataclass(frozen=True)
+class InstallResult:
+    path: Path
+    action: InstallAction
+
+
+def skill_text() -> str:
+    return files("collab").joinpath("skill_data", SKILL_FILE).read_text(encoding="utf-8")
+
+
+def default_skill_dir(project: bool = False) -> Path:
+    """``~/.claude/skills/collab`` for the user, ``./.claude/skills/collab`` for a project."""
+    base = Path.cwd() if project else Path.home()
+    return base / ".claude" / "skills" / SKILL_NAME
+
+
+def install_skill(dest_dir: Path, force: bool) -> InstallResult:
+    text = skill_text()
+    path = dest_dir / SKILL_FILE
+    action: InstallAction = "installed"
+    if path.is_dir():
+        raise UsageError(f"{path} is a directory, not a file; remove it first")
+    if path.exists():
+        try:
+            current = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            current = f"(unreadable: {exc})"
+        if current == text:
+            return InstallResult(path, "unchanged")
+        if not force:
+            raise UsageError(f"{path} exists and differs; pass --force to overwrite")
+        action = "updated"
+    try:
+        dest_dir.mkdir(parents=True, exist_ok=True)
+        _atomic_write(path, text)
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+    return InstallResult(path, action)
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    """Write-then-rename; 0644 (not mkstemp's 0600) since a project skill may be committed."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,394 @@
+"""The HTML report: hostile text stays text, every section and turn is there, a browser agrees."""
+
+from __future__ import annotations
+
+import html
+import os
+import shutil
+import struct
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+
+from collab.agents import Usage
+from collab.config import AgentChoice, ContextFile, DebateConfig, Role
+from collab.contract import Contract, NewPoint, StanceUpdate
+from collab.html_report import markdown_to_html, prose_html, render_html, render_markdown_report
+from collab.ledger import Side
+from collab.report import fallback_summary
+from collab.state import Judge, RunState
+from collab.turns import AgentMeta, TurnRecord, TurnStatus
+
+SCRIPT = "<script>alert(1)</script>"
+IMG = '"><img src=x onerror=alert(1)>'
+TEMPLATE = "{{ 7*7 }}"
+HOSTILE = f"{SCRIPT} {IMG} {TEMPLATE}"
+
+JUDGE = f"""## TL;DR
+- Keep **sessions** for now; revisit `JWT` when the API goes public.
+- Nothing here is {SCRIPT} executable.
+
+## Agreements
+- I1: revocation needs a server-side check.
+
+## Open disagreements
+1. **I2** — {IMG}
+   - Advocate: cost is small
+   - Critic: *latency* matters
+
+## Trade-offs
+| Option | Gains | Costs | Favoured by |
+|---|:---:|---:|---|
+| Sessions | instant revocation | a store lookup | Critic |
+| JWT \\| stateless | no lookup | {SCRIPT} | Advocate |
+
+## Recommended actions
+1. Measure the store lookup p99 ([dashboard](https://example.com/p99?a=1&b=2)).
+2. Do not click [this](javascript:alert(1)).
+"""
+
+
+def meta(duration: float, cost: float | None, tokens: int = 100) -> AgentMeta:
+    return AgentMeta(
+        agent="claude",
+        model="sonnet",
+        exit_code=0,
+        duration=duration,
+        attempts=1,
+        usage=Usage(input_tokens=tokens, output_tokens=tokens // 2),
+        cost_usd=cost,
+    )
+
+
+def turn(
+    r: int,
+    side: Side,
+    prose: str,
+    contract: Contract | None,
+    *,
+    cost: float | None = 0.01,
+    status: TurnStatus = "ok",
+    warnings: tuple[str, ...] = (),
+) -> TurnRecord:
+    return TurnRecord(
+        round_no=r,
+        side=side,
+        role_name="Advocate" if side == "A" else "Critic",
+        status=status,
+        reply=prose,
+        prose=prose,
+        contract=contract,
+        contract_error=None,
+        prompt_sha256="0" * 64,
+        meta=meta(3.5 * r, cost),
+        warnings=warnings,
+    )
+
+
+PROSE = {
+    (1, "A"): f"Round one, Advocate.\nA second line.\n\nA new paragraph with {SCRIPT}.",
+    (1, "B"): f"Round one, Critic: {IMG} and {TEMPLATE}.",
+    (2, "A"): "Round two, Advocate: I still contest I3 & <b>mean</b> it.",
+    (2, "B"): "Round two, Critic: agreed on I1; dropping I3.",
+}
+
+
+def make_state(*, cost: float | None = 0.01, judge: str | None = JUDGE) -> RunState:
+    cfg = DebateConfig(
+        topic=f"JWT or sessions? {HOSTILE}",
+        role_a=Role("A", f"Advocate {SCRIPT}", f"Builds the case. {IMG}"),
+        role_b=Role("B", "Critic", f"Attacks it. {TEMPLATE}"),
+        preset="advocate-vs-devils-advocate",
+        rounds=3,
+        contexts=(ContextFile(path=f"notes-{IMG}.md", text="x"),),
+        agent_a=AgentChoice("claude", "sonnet"),
+        agent_b=AgentChoice("codex", None),
+        judge=AgentChoice("claude", "opus"),
+    )
+    st = RunState(run_id="20261130-101502-3fa9c1", config=cfg, created="2026-11-30T10:15:02+0000")
+    st.turns = [
+        turn(1, "A", PROSE[1, "A"], Contract(new_points=(
+            NewPoint("Revocation needs a denylist", "logout must be instant"),
+            NewPoint(f"Title {SCRIPT}", IMG),
+        )), cost=cost),
+        turn(1, "B", PROSE[1, "B"], Contract(
+            new_points=(NewPoint(f"Session store is a SPOF {TEMPLATE}", "redis outage"),),
+            stances=(StanceUpdate("I1", "contest", "a denylist is a session store"),),
+        ), cost=cost),
+        turn(2, "A", PROSE[2, "A"], Contract(stances=(StanceUpdate("I3", "contest", "HA redis"),)),
+             cost=cost, warnings=(f"slow turn {SCRIPT}",)),
+        turn(2, "B", PROSE[2, "B"], Contract(stances=(
+            StanceUpdate("I1", "agree", "fair"), StanceUpdate("I3", "drop", "HA is enough"),
+        )), cost=cost),
+    ]  # fmt: skip
+    st.status = "done"
+    st.stop_reason = "converged-early"
+    st.stop_detail = f"no new points for two rounds {IMG}"
+    st.warnings = [f"run warning {SCRIPT}"]
+    if judge is not None:
+        st.judge = Judge(
+            text=judge, fallback=False, meta=meta(20.0, None if cost is None else 0.05)
+        )
+    return st
+
+
+# -- structure and escaping --------------------------------------------------------------------
+
+ALLOWED_TAGS = {
+    "html", "head", "meta", "title", "style", "body", "main", "header", "nav", "section",
+    "footer", "article", "div", "span", "h1", "h2", "h3", "h4", "h5", "h6", "p", "br", "hr",
+    "ul", "ol", "li", "dl", "dt", "dd", "table", "thead", "tbody", "tfoot", "tr", "th", "td",
+    "strong", "em", "del", "code", "pre", "blockquote", "details", "summary", "a",
+}  # fmt: skip
+
+
+class TagAudit(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, list[tuple[str, str | None]]]] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, attrs))
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def audit(page: str) -> TagAudit:
+    parser = TagAudit()
+    parser.feed(page)
+    parser.close()
+    return parser
+
+
+def test_only_our_tags_and_attributes() -> None:
+    page = render_html(make_state())
+    parsed = audit(page)
+    for tag, attrs in parsed.tags:
+        assert tag in ALLOWED_TAGS, tag
+        for name, value in attrs:
+            assert not name.startswith("on"), (tag, name)
+            assert name in {"class", "id", "href", "rel", "lang", "charset", "name", "content",
+                            "http-equiv", "start"}, (tag, name)  # fmt: skip
+            if name == "href":
+                assert value is not None
+                assert value.startswith(("#", "https://", "http://")), value
+    assert "script" not in {t for t, _ in parsed.tags}
+    assert "img" not in {t for t, _ in parsed.tags}
+
+
+def test_hostile_text_is_escaped_not_dropped() -> None:
+    page = render_html(make_state())
+    assert "<script" not in page.lower()
+    assert "<img" not in page.lower()
+    assert html.escape(SCRIPT) in page
+    assert html.escape(IMG) in page
+    assert TEMPLATE in page  # no template engine ever saw it
+    text = "".join(audit(page).text)
+    assert SCRIPT in text and IMG in text  # what a reader sees is exactly what was said
+    assert "javascript:" not in page.replace("[this](javascript:alert(1))", "")
+    assert "Content-Security-Policy" in page and "default-src 'none'" in page
+
+
+def test_sections_and_header() -> None:
+    page = render_html(make_state())
+    for anchor in ("summary", "ledger", "evolution", "round-1", "round-2", "warnings"):
+        assert f'id="{anchor}"' in page
+    for fact in ("2 of 3 planned", "converged-early", "$0.0900", "$0.0200", "sonnet", "codex",
+                 "opus", "2026-11-30 10:15:02", "500 in", "250 out"):  # fmt: skip
+        assert fact in page, fact
+    assert html.escape(f"notes-{IMG}.md") in page
+    assert "Judge summary" in page
+
+
+def test_every_turn_is_shown_with_its_moves() -> None:
+    st = make_state()
+    page = render_html(st)
+    for t in st.turns:
+        for line in t.prose.splitlines():
+            assert html.escape(line) in page
+        assert f"{t.meta.duration:.1f}s" in page
+    assert page.count('class="turn a"') == 2 and page.count('class="turn b"') == 2
+    assert "Revocation needs a denylist" in page
+    assert '<span class="tag contest">contest</span>' in page
+    assert '<span class="tag drop">drop</span>' in page
+    assert html.escape(f"slow turn {SCRIPT}") in page
+    assert "<p>Round one, Advocate.<br>\nA second line.</p>" in page  # line breaks kept
+    assert page.count("<p>Round one, Advocate.") == 1
+
+
+def test_final_ledger_and_evolution() -> None:
+    page = render_html(make_state())
+    ledger = page.split('id="ledger"')[1].split('id="evolution"')[0]
+    assert '<tr class="resolved"><td class="id">I1</td>' in ledger
+    assert '<tr class="open"><td class="id">I2</td>' in ledger
+    assert '<tr class="dropped"><td class="id">I3</td>' in ledger
+    evolution = page.split('id="evolution"')[1].split('id="round-1"')[0]
+    assert "<th>R1</th><th>R2</th>" in evolution
+    row_i3 = evolution.split('<span class="id">I3</span>')[1].split("</tr>")[0]
+    assert row_i3.index("pill open") < row_i3.index("pill dropped")
+    assert 'class="mark">changed' in row_i3
+
+
+def test_judge_markdown_is_rendered() -> None:
+    page = render_html(make_state())
+    judge = page.split('id="summary"')[1].split('id="ledger"')[0]
+    assert "<h3>TL;DR</h3>" in judge
+    assert "<strong>sessions</strong>" in judge and "<code>JWT</code>" in judge
+    assert "<th>Option</th>" in judge and '<td class="c">instant revocation</td>' in judge
+    assert "<td>JWT | stateless</td>" in judge
+    assert '<a href="https://example.com/p99?a=1&amp;b=2"' in judge
+    assert "<em>latency</em>" in judge
+    assert "<ol><li><strong>I2</strong>" in judge and "<ul><li>Advocate: cost is small" in judge
+
+
+def test_unknown_cost_and_missing_judge() -> None:
+    page = render_html(make_state(cost=None, judge=None))
+    assert "<strong>n/a</strong>" in page and "judge n/a" in page
+    assert "No judge summary yet" in page
+
+
+def test_fallback_judge_is_labelled() -> None:
+    st = make_state()
+    st.judge = Judge(text=fallback_summary(st), fallback=True, meta=None)
+    page = render_html(st)
+    assert "<h2>Summary (from the ledger)</h2>" in page and "Judge did not answer" in page
+    assert "<td>I2</td><td>🟡 open</td><td>Title &lt;script&gt;" in page
+    assert "Summary (from the ledger)" in render_markdown_report(st)
+
+
+def test_partial_round_gets_a_now_column() -> None:
+    st = make_state()
+    st.turns.append(turn(3, "A", "half a round", Contract(new_points=(NewPoint("late", "x"),))))
+    page = render_html(st)
+    assert "<th>now</th>" in page and 'id="round-3"' in page and "half a round" in page
+
+
+class MdCase(NamedTuple):
+    test_id: str
+    markdown: str
+    present: tuple[str, ...]
+    absent: tuple[str, ...] = ()
+
+
+MD_CASES = [
+    MdCase("heading-shift", "## Hi", ("<h3>Hi</h3>",)),
+    MdCase("paragraphs", "one\ntwo\n\nthree", ("<p>one\ntwo</p>", "<p>three</p>")),
+    MdCase("bullets", "- a\n- b", ("<ul><li>a</li><li>b</li></ul>",)),
+    MdCase("nested", "- a\n  - b\n- c", ("<ul><li>a<ul><li>b</li></ul></li><li>c</li></ul>",)),
+    MdCase("ordered-start", "3. x\n4. y", ('<ol start="3"><li>x</li><li>y</li></ol>',)),
+    MdCase("code-protects-markup", "`**x** <b>`", ("<code>**x** &lt;b&gt;</code>",), ("<strong>",)),
+    MdCase("snake-case", "use_the_force", ("use_the_force",), ("<em>",)),
+    MdCase("fence", "```\n<script>x</script>\n```", ("<pre><code>&lt;script&gt;",), ("<script",)),
+    MdCase("quote", "> quoted **x**", ("<blockquote><p>quoted <strong>x</strong></p>",)),
+    MdCase("hr", "a\n\n---\n\nb", ("<hr>",)),
+    MdCase("js-link", "[x](javascript:alert(1))", ("[x](javascript:alert(1))",), ("<a",)),
+    MdCase(
+        "quote-in-url",
+        '[x](https://a"onmouseover="alert(1))',
+        ("https://a&quot;onmouseover=&quot;alert",),
+        ('"onmouseover', " onmouseover"),
+    ),
+    MdCase(
+        "details",
+        "<details>\n<summary>Rounds **1**</summary>\n\n- r1\n</details>",
+        ("<details><summary>Rounds <strong>1</strong></summary><ul><li>r1</li></ul></details>",),
+    ),
+    MdCase(
+        "details-one-line",
+        "<details><summary>The rounds</summary>\n\n#### Round 1\n\ntext\n\n</details>",
+        ("<details><summary>The rounds</summary><h5>Round 1</h5>\n<p>text</p></details>",),
+    ),
+    MdCase("unbalanced-details", "<details>\nopen forever", ("&lt;details&gt;",), ("<details>",)),
+    MdCase("attr-details", '<details onclick="x">\n</details>', ("&lt;details onclick",)),
+    MdCase("raw-html", '<img src=x onerror="alert(1)">', ("&lt;img src=x onerror=",), ("<img",)),
+    MdCase("bidi-control", "a\u202eb\x1b[31mc", ("abc",)),
+    MdCase("table-ragged", "|a|b|\n|-|-|\n|1|", ("<td>1</td><td></td>",)),
+]
+
+
+@pytest.mark.parametrize("case", MD_CASES, ids=[c.test_id for c in MD_CASES])
+def test_markdown_subset(case: MdCase) -> None:
+    out = markdown_to_html(case.markdown, heading_shift=1)
+    for want in case.present:
+        assert want in out
+    for bad in case.absent:
+        assert bad not in out
+
+
+def test_prose_keeps_breaks_and_escapes() -> None:
+    assert prose_html("a <b>\nb\n\n\nc") == "<p>a &lt;b&gt;<br>\nb</p>\n<p>c</p>"
+
+
+# -- Markdown report --------------------------------------------------------------------------
+
+
+def test_markdown_report_outline() -> None:
+    st = make_state()
+    md = render_markdown_report(st)
+    order = ["# Debate:", "## Judge summary", "### TL;DR", "## Final ledger",
+             "## Ledger evolution", "## Round 1", "## Round 2", "## Warnings"]  # fmt: skip
+    positions = [md.index(h) for h in order]
+    assert positions == sorted(positions)
+    for t in st.turns:
+        assert t.prose in md
+    assert "| I3 Session store is a SPOF {{ 7*7 }} | open | dropped |" in md
+    assert "- Cost: $0.0900 (A $0.0200, B $0.0200)" in md
+
+
+# -- a real browser ------------------------------------------------------------------------------
+
+
+def _find_chromium() -> str | None:
+    found = shutil.which("chromium")
+    if found is None and Path("/usr/bin/chromium").exists():
+        found = "/usr/bin/chromium"
+    return found
+
+
+CHROMIUM = _find_chromium()
+
+
+def _chromium(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    assert CHROMIUM is not None
+    argv = [
+        CHROMIUM, "--headless", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        f"--user-data-dir={tmp / 'profile'}", *args,
+    ]  # fmt: skip
+    if os.geteuid() == 0:
+        argv.insert(2, "--no-sandbox")
+    return subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")
+def test_headless_chromium_renders_the_report(tmp_path: Path) -> None:
+    st = make_state()
+    report = tmp_path / "report.html"
+    report.write_text(render_html(st), encoding="utf-8")
+
+    dom = _chromium(tmp_path, "--dump-dom", report.as_uri())
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    assert "<script" not in dom.stdout.lower()
+    assert "<img" not in dom.stdout.lower()
+    visible = "".join(audit(dom.stdout).text)
+    for t in st.turns:
+        for line in t.prose.splitlines():
+            assert line in visible
+    assert "instant revocation" in visible and "Final ledger" in visible
+
+    shot = tmp_path / "shot.png"
+    res = _chromium(tmp_path, f"--screenshot={shot}", "--window-size=1200,2000", report.as_uri())
+    assert res.returncode == 0, res.stderr[-2000:]
+    data = shot.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", data[16:24])
+    assert (width, height) == (1200, 2000)
+    assert len(data) > 50_000  # a blank page is ~10 kB; a rendered report is far more
+    keep = os.environ.get("COLLAB_KEEP_SCREENSHOT")
+    if keep:
+        shutil.copy(shot, keep)
