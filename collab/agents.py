@@ -54,16 +54,34 @@ BUILTIN: dict[str, AgentSpec] = {
         env_unset=CLAUDE_NESTING_VARS,
         install_hint="npm install -g @anthropic-ai/claude-code, then run `claude` once to log in",
     ),
+    # `codex exec` prints only the final message on stdout (banner, echo of the prompt,
+    # progress and errors go to stderr); `-` takes the prompt from stdin. Read-only
+    # sandbox: no extra tool permissions; --ephemeral: no session files per turn.
     "codex": AgentSpec(
         name="codex",
-        argv=("codex", "exec", "--skip-git-repo-check", "--color", "never", "-"),
+        argv=(
+            "codex",
+            "exec",
+            "--skip-git-repo-check",
+            "--ephemeral",
+            "--sandbox",
+            "read-only",
+            "--color",
+            "never",
+            "-",
+        ),
         model_argv=("-m", "{model}"),
         install_hint="npm install -g @openai/codex",
     ),
+    # `-p ""` forces headless mode and takes the whole prompt from stdin (stdin comes
+    # first, then the empty -p text); `-o text` overrides a settings.json output format.
+    # No relaunch: one node process instead of two (~0.4 s less a turn, and SIGTERM
+    # reaches the process that does the work; the relauncher ignores it).
     "gemini": AgentSpec(
         name="gemini",
-        argv=("gemini",),
+        argv=("gemini", "-p", "", "-o", "text"),
         model_argv=("-m", "{model}"),
+        env_set=(("GEMINI_CLI_NO_RELAUNCH", "true"),),
         install_hint="npm install -g @google/gemini-cli",
     ),
     "ollama": AgentSpec(
@@ -260,6 +278,9 @@ def _interpret_claude(exit_code: int, stdout: str, stderr: str) -> AgentReply:
     result = doc.get("result")
     text = result.strip() if isinstance(result, str) else ""
     usage = _usage(doc.get("usage"))
+    if usage is None or usage == Usage():
+        # After a broken stream the CLI's top-level usage is all zeros; modelUsage is right.
+        usage = _model_usage(doc.get("modelUsage")) or usage
     cost = doc.get("total_cost_usd")
     cost_usd = float(cost) if isinstance(cost, int | float) else None
     sid = doc.get("session_id")
@@ -291,6 +312,23 @@ def _usage(raw: object) -> Usage | None:
         output_tokens=n("output_tokens"),
         cache_read_tokens=n("cache_read_input_tokens"),
         cache_write_tokens=n("cache_creation_input_tokens"),
+    )
+
+
+def _model_usage(raw: object) -> Usage | None:
+    if not isinstance(raw, dict) or not raw:
+        return None
+
+    def n(entry: object, key: str) -> int:
+        v = entry.get(key) if isinstance(entry, dict) else None
+        return int(v) if isinstance(v, int | float) else 0
+
+    entries = list(raw.values())
+    return Usage(
+        input_tokens=sum(n(e, "inputTokens") for e in entries),
+        output_tokens=sum(n(e, "outputTokens") for e in entries),
+        cache_read_tokens=sum(n(e, "cacheReadInputTokens") for e in entries),
+        cache_write_tokens=sum(n(e, "cacheCreationInputTokens") for e in entries),
     )
 
 

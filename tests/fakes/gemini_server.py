@@ -1,0 +1,137 @@
+"""A fake Gemini API (generativelanguage ``v1beta``) on 127.0.0.1, for ``gemini -p`` offline.
+
+Point the real CLI at it with ``agent_envs.gemini_env(server.url, home)`` and always
+pass ``-m MODEL`` (without it the CLI first makes a routing call). Each call is one
+``POST /v1beta/models/MODEL:streamGenerateContent?alt=sse``; ``:generateContent`` and
+``:countTokens`` are served too. Rules match the prompt: the text of the last user
+turn. Scripting is shared with ``openai_server`` (``Reply``, ``Rule``)::
+
+    with FakeGemini() as server:
+        server.add_rule("Role B", ["scripted reply"])
+        ...
+        assert server.requests[0].model == "gemini-fake"
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from tests.fakes.openai_server import (
+    Handler,
+    OtherRequest,
+    RecordedRequest,
+    Reply,
+    Rule,
+    ScriptedServer,
+    chunks,
+)
+
+__all__ = [
+    "FakeGemini",
+    "OtherRequest",
+    "RecordedRequest",
+    "Reply",
+    "Rule",
+    "gemini_prompt",
+]
+
+_ROUTE = re.compile(r"^/(v1beta|v1|v1alpha)/models/(?P<model>[^/:]+):(?P<method>[A-Za-z]+)$")
+
+_STATUS_NAMES = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    429: "RESOURCE_EXHAUSTED",
+    500: "INTERNAL",
+    503: "UNAVAILABLE",
+    504: "DEADLINE_EXCEEDED",
+}
+
+
+def gemini_prompt(body: dict[str, Any]) -> str:
+    """Text of the last user turn of a generateContent request."""
+    contents = body.get("contents")
+    if not isinstance(contents, list):
+        return ""
+    for content in reversed(contents):
+        if not isinstance(content, dict) or content.get("role", "user") != "user":
+            continue
+        parts = content.get("parts")
+        if not isinstance(parts, list):
+            continue
+        texts = [p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)]
+        if texts:
+            return "\n".join(texts)
+    return ""
+
+
+class FakeGemini(ScriptedServer):
+    """Scripted fake of ``models/MODEL:streamGenerateContent`` (thread-safe)."""
+
+    name = "FakeGemini"
+
+    def error_body(self, status: int, message: str) -> dict[str, Any]:
+        return {
+            "error": {
+                "code": status,
+                "message": message,
+                "status": _STATUS_NAMES.get(status, "UNKNOWN"),
+            }
+        }
+
+    def handle_post(self, h: Handler, body: dict[str, Any]) -> None:
+        parts = urlsplit(h.path)
+        m = _ROUTE.match(unquote(parts.path))
+        if m is None:
+            h.other(404, self.error_body(404, f"no route {h.path}"))
+            return
+        model, method = m.group("model"), m.group("method")
+        if method == "countTokens":
+            h.other(200, {"totalTokens": 100})
+            return
+        if method not in ("streamGenerateContent", "generateContent"):
+            h.other(404, self.error_body(404, f"no method {method}"))
+            return
+        stream = method == "streamGenerateContent"
+        reply = self.answer(h, body, model, gemini_prompt(body), stream)
+        if reply is None:
+            return
+        if not stream:
+            h.send_json(200, _chunk(reply, reply.text, model, final=True))
+            return
+        sse = parse_qs(parts.query).get("alt") == ["sse"]
+        if not sse:
+            # Without alt=sse the API streams one JSON array of responses.
+            h.send_json(200, [_chunk(reply, reply.text, model, final=True)])
+            return
+        h.start_sse()
+        pieces = chunks(reply.text)
+        if reply.stall_after_start:
+            h.event(_chunk(reply, pieces[0], model, final=False))
+            self.stall()
+            return
+        for i, piece in enumerate(pieces):
+            # ``truncate``: all the text, but no chunk carries a finishReason.
+            last = i == len(pieces) - 1 and not reply.truncate
+            h.event(_chunk(reply, piece, model, final=last))
+
+
+def _chunk(reply: Reply, text: str, model: str, final: bool) -> dict[str, Any]:
+    candidate: dict[str, Any] = {
+        "content": {"role": "model", "parts": [{"text": text}]},
+        "index": 0,
+    }
+    if final:
+        candidate["finishReason"] = "STOP"
+    out: dict[str, Any] = {"candidates": [candidate], "modelVersion": model}
+    out["usageMetadata"] = {
+        "promptTokenCount": reply.input_tokens,
+        "candidatesTokenCount": reply.output_tokens if final else 0,
+        "totalTokenCount": reply.input_tokens + (reply.output_tokens if final else 0),
+    }
+    if final:
+        out["responseId"] = "fake-response"
+    return out
