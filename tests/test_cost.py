@@ -1,0 +1,130 @@
+"""Exact cost: per-turn figures as the agent reported them, totals, and --max-cost."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from collab.cli import main
+from tests.conftest import FakeAgent, contract_block
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, object]]:
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+    out = capsys.readouterr().out
+    return int(exc.value.code or 0), json.loads(out)
+
+
+def script_costs(fake_agent: FakeAgent, a: float, b: float, judge: float) -> None:
+    fake_agent.script(
+        [
+            {
+                "match": ["neutral judge"],
+                "replies": [{"text": "## TL;DR\n- ok", "cost_usd": judge}],
+            },
+            {
+                "match": ["(Role A) in a structured debate"],
+                "replies": [{"text": "A." + contract_block(), "cost_usd": a}],
+            },
+            {
+                "match": ["(Role B) in a structured debate"],
+                "replies": [{"text": "B." + contract_block(), "cost_usd": b}],
+            },
+        ]
+    )
+
+
+def test_totals_are_sums_of_turns(
+    fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script_costs(fake_agent, 0.01, 0.02, 0.005)
+    code, doc = run(
+        [
+            "debate",
+            "Cost test",
+            "--agent",
+            "fake",
+            "--runner",
+            "subprocess",
+            "--rounds",
+            "3",
+            "--json",
+        ],
+        capsys,
+    )
+    assert code == 0
+    turns = doc["turns"]
+    assert isinstance(turns, list)
+    assert [t["cost_usd"] for t in turns] == [0.01, 0.02] * (len(turns) // 2)
+    by_role = doc["cost_usd_by_role"]
+    assert isinstance(by_role, dict)
+    n = len(turns) // 2
+    assert by_role["A"] == pytest.approx(0.01 * n)
+    assert by_role["B"] == pytest.approx(0.02 * n)
+    assert doc["cost_usd"] == pytest.approx(0.03 * n + 0.005)
+    state = json.loads(Path(str(doc["paths"]["state"])).read_text())  # type: ignore[index]
+    assert state["cost_usd"] == pytest.approx(doc["cost_usd"])
+    transcript = Path(str(doc["paths"]["transcript"])).read_text()  # type: ignore[index]
+    assert "$0.0100" in transcript and "$0.0200" in transcript
+
+
+def test_max_cost_stops_before_the_turn_past_the_cap(
+    fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Every turn costs 0.10: after A1 0.10, B1 0.20, A2 0.30 → the cap of 0.25 is
+    # reached before B2, which must not start.
+    script_costs(fake_agent, 0.10, 0.10, 0.05)
+    code, doc = run(
+        [
+            "debate",
+            "Cost cap",
+            "--agent",
+            "fake",
+            "--runner",
+            "subprocess",
+            "--rounds",
+            "4",
+            "--max-cost",
+            "0.25",
+            "--json",
+        ],
+        capsys,
+    )
+    assert code == 0
+    assert doc["stop_reason"] == "budget"
+    turns = doc["turns"]
+    assert isinstance(turns, list)
+    assert [(t["round"], t["side"]) for t in turns] == [(1, "A"), (1, "B"), (2, "A")]
+    judge = doc["judge"]
+    assert isinstance(judge, dict)
+    # Over the cap: no judge call, the summary comes from the ledger.
+    assert judge["fallback"] is True
+    assert not any("neutral judge" in str(c["prompt"]) for c in fake_agent.calls())
+
+
+def test_unknown_cost_is_na_not_a_guess(
+    fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fake_agent.script([], "reply" + contract_block())
+    code, doc = run(
+        [
+            "debate",
+            "No cost",
+            "--agent",
+            "fake-text",
+            "--runner",
+            "subprocess",
+            "--rounds",
+            "2",
+            "--json",
+        ],
+        capsys,
+    )
+    assert code == 0
+    assert doc["cost_usd"] is None
+    assert all(t["cost_usd"] is None for t in doc["turns"])  # type: ignore[union-attr]
+    transcript = Path(str(doc["paths"]["transcript"])).read_text()  # type: ignore[index]
+    assert "n/a" in transcript
