@@ -93,11 +93,14 @@ class TmuxRunner:
         elif self.group_session:
             out = self._window_in_group()
         else:
-            if self.own_session and self._session_exists():
+            if self._session_exists():
+                # Ours: a pane re-made after a loss, or a session left by a killed run of
+                # this id (we hold the run's lock, so nobody drives it). Add a window.
                 out = self._tmux(
                     "new-window", "-d", "-t", self.session_name, "-n", PANE_TITLE,
                     "-P", "-F", "#{pane_id}", PANE_SHELL,
                 )  # fmt: skip
+                self.own_session = True
             else:
                 out = self._tmux(
                     "new-session", "-d", "-s", self.session_name, "-n", PANE_TITLE,

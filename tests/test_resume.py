@@ -1,0 +1,296 @@
+"""``collab resume``, ``list`` and ``show`` over real runs (DESIGN §8).
+
+Runs here use the subprocess runner: what is tested is the run's state on disk, not the
+pane. Interrupted runs are made for real, by SIGTERM to a ``python -m collab`` process.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+from pathlib import Path
+
+import pytest
+
+from collab.store import RunDir, new_run_id
+from tests.conftest import FakeAgent
+from tests.helpers import wait_until
+from tests.test_debate_tmux import (
+    WAIT,
+    CliResult,
+    Spawned,
+    assert_each_turn_once,
+    debate_args,
+    judge_rule,
+    read_state,
+    run_cli,
+    run_ids,
+    say,
+    spawn_collab,
+    spawned_fixture,  # noqa: F401  (fixture, used by name)
+    turn_calls,
+    turn_rule,
+    wait_for_calls,
+)
+
+JUDGE = judge_rule("## TL;DR\n- RESUME-JUDGE done")
+KEEP_OPEN = say("keeps arguing", stances=[("I1", "contest", "still disagree")])
+
+
+@pytest.fixture(autouse=True)
+def wide_console(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rich tables and messages on one line each, whatever the terminal."""
+    monkeypatch.setenv("COLUMNS", "250")
+
+
+def finished_run(fake: FakeAgent, capsys: pytest.CaptureFixture[str], topic: str) -> str:
+    n = 2
+    fake.script(
+        [JUDGE, turn_rule("A", 1, n, say(f"PROSE of {topic}", new=[("Point", "evidence")]))],
+        KEEP_OPEN,
+    )
+    res = run_cli(capsys, *debate_args(rounds=n, runner="subprocess", topic=topic))
+    assert res.code == 0, res.err
+    run_id = res.doc()["run_id"]
+    assert isinstance(run_id, str)
+    return run_id
+
+
+def interrupt_at(
+    fake: FakeAgent, side: str, r: int, n: int, args: list[str], workdir: Path
+) -> tuple[str, Spawned]:
+    """Start ``collab debate`` and SIGTERM it while Role ``side`` answers round ``r``."""
+    workdir.mkdir(exist_ok=True)
+    proc = spawn_collab(args, workdir)
+    wait_for_calls(fake, side, r, n)
+    proc.proc.send_signal(signal.SIGTERM)
+    assert proc.wait() == 130, proc.err
+    (run_id,) = run_ids()
+    return run_id, proc
+
+
+# -- refused resumes ---------------------------------------------------------------------------
+
+
+def test_resume_of_a_finished_run_is_refused(
+    fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_id = finished_run(fake_agent, capsys, "Monorepo or polyrepo")
+    before = RunDir(run_id).state_path.read_bytes()
+    calls = len(fake_agent.calls())
+
+    res = run_cli(capsys, "resume", run_id)
+    assert res.code == 2
+    assert "already finished" in res.err and f"collab show {run_id}" in res.err
+    res = run_cli(capsys, "resume", run_id, "--json")
+    assert res.code == 2
+    doc = res.doc()
+    assert doc["schema"] == "collab.error/1" and doc["exit_code"] == 2
+    assert doc["error"]["kind"] == "usage" and "already finished" in doc["error"]["message"]
+    assert RunDir(run_id).state_path.read_bytes() == before
+    assert len(fake_agent.calls()) == calls
+
+
+@pytest.mark.parametrize(
+    ("run_id", "message"),
+    [("20990101-000000-abcdef", "no run with id"), ("../../etc", "not a run id")],
+    ids=["unknown", "not-an-id"],
+)
+def test_resume_of_an_unknown_run_is_refused(
+    capsys: pytest.CaptureFixture[str], run_id: str, message: str
+) -> None:
+    res = run_cli(capsys, "resume", run_id)
+    assert res.code == 2
+    assert message in res.err
+    assert run_ids() == []
+
+
+def test_a_locked_run_is_not_driven_twice(
+    fake_agent: FakeAgent,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    spawned: list[Spawned],
+) -> None:
+    n = 2
+    fake_agent.script(
+        [
+            JUDGE,
+            turn_rule("A", 1, n, say("A1", new=[("Point A1", "evidence")])),
+            # 1st: the debate is interrupted here; 2nd: a resume we hold; 3rd: finishes.
+            turn_rule("B", 1, n, say("B-1", sleep=60), say("B-2", sleep=60), say("B1 final")),
+        ],
+        KEEP_OPEN,
+    )
+    args = debate_args(rounds=n, runner="subprocess")
+    run_id, first = interrupt_at(fake_agent, "B", 1, n, args, tmp_path / "first")
+    spawned.append(first)
+    state_before = RunDir(run_id).state_path.read_bytes()
+
+    # The lock held by this test, as another collab would hold it.
+    with RunDir(run_id).locked():
+        res = run_cli(capsys, "resume", run_id)
+    assert res.code == 2
+    assert f"run {run_id} is being driven by another collab process" in res.err
+    assert RunDir(run_id).state_path.read_bytes() == state_before
+    assert len(turn_calls(fake_agent.calls(), "B", 1, n)) == 1
+
+    # A real second process: one `collab resume` drives, the next is refused.
+    (tmp_path / "second").mkdir()
+    driver = spawn_collab(["resume", run_id], tmp_path / "second")
+    spawned.append(driver)
+    wait_for_calls(fake_agent, "B", 1, n, count=2)
+    res = run_cli(capsys, "resume", run_id, "--json")
+    assert res.code == 2
+    assert res.doc()["error"]["kind"] == "locked"
+    assert "being driven by another collab process" in res.doc()["error"]["message"]
+    driver.proc.send_signal(signal.SIGTERM)
+    assert driver.wait() == 130, driver.err
+
+    res = run_cli(capsys, "resume", run_id, "--json")
+    assert res.code == 0, res.err
+    state = read_state(run_id)
+    assert state.status == "done"
+    assert_each_turn_once(state)
+    b1 = state.turn(1, "B")
+    assert b1 is not None and b1.prose == "B1 final"
+    assert len(turn_calls(fake_agent.calls(), "A", 1, n)) == 1
+
+
+# -- list and show -------------------------------------------------------------------------------
+
+
+def _list(capsys: pytest.CaptureFixture[str]) -> dict[str, object]:
+    res = run_cli(capsys, "list", "--json")
+    assert res.code == 0, res.err
+    return res.doc()
+
+
+def test_list_and_show_after_runs(
+    fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _list(capsys) == {"schema": "collab.list/1", "runs": []}
+    assert "no runs yet" in run_cli(capsys, "list").err
+
+    first = finished_run(fake_agent, capsys, "Tabs or spaces")
+    # Run ids sort by time to the second: make the second run start in a later second.
+    assert wait_until(lambda: new_run_id()[:15] > first[:15], WAIT)
+    second = finished_run(fake_agent, capsys, "Rust or Go for the CLI")
+
+    doc = _list(capsys)
+    assert doc["schema"] == "collab.list/1"
+    runs = doc["runs"]
+    assert isinstance(runs, list)
+    assert [r["run_id"] for r in runs] == [second, first], "newest first"
+    row = runs[0]
+    assert set(row) == {
+        "run_id", "created", "topic", "preset", "rounds_done", "rounds", "status",
+        "stop_reason", "cost_usd",
+    }  # fmt: skip
+    assert row["topic"] == "Rust or Go for the CLI"
+    assert (row["status"], row["stop_reason"], row["rounds_done"], row["rounds"]) == (
+        "done", "max-rounds", 2, 2,
+    )  # fmt: skip
+    assert row["preset"] == "advocate-vs-devils-advocate"
+    table = run_cli(capsys, "list")
+    assert table.code == 0
+    assert table.out.index(second) < table.out.index(first)
+
+    md = run_cli(capsys, "show", first)
+    assert md.code == 0
+    for text in ("Tabs or spaces", first, "PROSE of Tabs or spaces", "RESUME-JUDGE", "I1"):
+        assert text in md.out
+    assert "Rust or Go" not in md.out
+
+    js = run_cli(capsys, "show", second, "--json")
+    assert js.code == 0
+    shown = js.doc()
+    assert shown["schema"] == "collab.result/1" and shown["run_id"] == second
+    assert shown["topic"] == "Rust or Go for the CLI"
+    assert shown["turns"][0]["prose"] == "PROSE of Rust or Go for the CLI"
+    assert shown["judge"]["markdown"].startswith("## TL;DR")
+    assert run_cli(capsys, "show", second, "--format", "json").doc() == shown
+
+    assert run_cli(capsys, "show", second, "--format", "bogus").code == 2
+    assert run_cli(capsys, "show", "20990101-000000-abcdef").code == 2
+
+
+# -- a resumed run -------------------------------------------------------------------------------
+
+PRESET = "security-vs-performance"
+
+
+def test_resumed_run_keeps_its_id_config_and_ledger(
+    fake_agent: FakeAgent,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    spawned: list[Spawned],
+) -> None:
+    n = 3
+    a1 = say("A1", new=[("Attack surface", "ev-a1")])
+    b1 = say("B1", new=[("Tail latency", "ev-b1")], stances=[("I1", "contest", "ev-b1x")])
+    a2 = say("PROSE-A2 before the interrupt", stances=[("I2", "contest", "ev-a2")])
+    b2 = say("B2 after resume", new=[("Cache misses", "ev-b3")], stances=[("I1", "agree", "ok")])
+    a3 = say("A3", stances=[("I3", "contest", "ev-a3")])
+    b3 = say("B3", stances=[("I2", "drop", "ev-b2 dropped")])
+    fake_agent.script(
+        [
+            JUDGE,
+            turn_rule("A", 1, n, a1),
+            turn_rule("B", 1, n, b1),
+            turn_rule("A", 2, n, a2),
+            # The interrupted call, then the resumed one, which must see A's round-2 prose.
+            turn_rule("B", 2, n, say("B-INTERRUPTED", sleep=60), b2, probe=["PROSE-A2"]),
+            turn_rule("B", 2, n, say("B-WITHOUT-HISTORY")),
+            turn_rule("A", 3, n, a3),
+            turn_rule("B", 3, n, b3),
+        ],
+        "UNEXPECTED-PROMPT",
+    )
+    args = debate_args(
+        rounds=n,
+        runner="subprocess",
+        timeout=45,
+        extra=["--preset", PRESET, "--max-chars", "500", "--lang", "en", "--budget", "600"],
+    )
+    run_id, _ = interrupt_at(fake_agent, "B", 2, n, args, tmp_path)
+    before = read_state(run_id)
+    assert before.status == "interrupted"
+    assert [(t.round_no, t.side) for t in before.turns] == [(1, "A"), (1, "B"), (2, "A")]
+    ledger_before = before.ledger()
+
+    res: CliResult = run_cli(capsys, "resume", run_id)
+    assert res.code == 0, res.err
+    assert "Resuming debate" in res.err and f"run {run_id}" in res.err
+    assert "RESUME-JUDGE" in res.out
+    assert run_ids() == [run_id], "resume never makes a new run"
+
+    after = read_state(run_id)
+    assert after.run_id == run_id and after.created == before.created
+    assert after.config == before.config
+    assert after.config.to_dict() == before.config.to_dict()
+    assert (after.config.preset, after.config.max_chars, after.config.turn_timeout) == (
+        PRESET, 500, 45.0,
+    )  # fmt: skip
+    assert after.status == "done" and after.stop_reason == "max-rounds"
+    assert_each_turn_once(after)
+    # The turns saved before the interrupt are kept as they were, not re-asked.
+    assert [t.to_dict() for t in after.turns[:3]] == [t.to_dict() for t in before.turns]
+    calls = fake_agent.calls()
+    for r, side in ((1, "A"), (1, "B"), (2, "A"), (3, "A"), (3, "B")):
+        assert len(turn_calls(calls, side, r, n)) == 1, (r, side)
+    resumed_b2 = turn_calls(calls, "B", 2, n)
+    assert len(resumed_b2) == 2 and resumed_b2[1]["rule"] == 4, "history was lost on resume"
+    # The resumed prompts speak for the same preset's roles.
+    assert after.config.role_b.name in resumed_b2[1]["prompt"]
+    # The ledger goes on from where it stood.
+    for old in ledger_before.issues:
+        new = next(i for i in after.ledger().issues if i.id == old.id)
+        assert (new.title, new.raised_by, new.round_opened) == (
+            old.title, old.raised_by, old.round_opened,
+        )  # fmt: skip
+    assert [(i.id, i.status) for i in after.ledger().issues] == [
+        ("I1", "resolved"), ("I2", "dropped"), ("I3", "open"),
+    ]  # fmt: skip
+    doc = run_cli(capsys, "show", run_id, "--json").doc()
+    assert doc["run_id"] == run_id and doc["resume"] is None
+    assert json.dumps(doc).count("B-INTERRUPTED") == 0
