@@ -334,7 +334,12 @@ def show(
     as_json: o.Json = False,
 ) -> None:
     """Show a run: transcript, ledger and judge summary."""
-    sys.stdout.write(_render_run(run_id, "json" if as_json else fmt))
+    from collab.ui import clean
+
+    kind = "json" if as_json else fmt
+    text = _render_run(run_id, kind)
+    # Stored model text reaches a terminal here: no raw escapes (JSON escapes them itself).
+    sys.stdout.write(text if kind == "json" else clean(text))
 
 
 @app.command()

@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from types import FrameType
 
 from collab import contract as contract_mod
@@ -20,7 +21,7 @@ from collab.events import Listener
 from collab.ledger import Ledger, Side
 from collab.prompts import Prompts, TurnView
 from collab.runners.base import Runner
-from collab.runners.turnfiles import TurnDir
+from collab.runners.turnfiles import TurnDir, reap_stale
 from collab.state import Angle, Judge, RunState
 from collab.store import RunDir
 from collab.turns import PLACEHOLDER, AgentMeta, TurnRecord, TurnStatus
@@ -61,7 +62,10 @@ class Orchestrator:
     # -- public ------------------------------------------------------------------------
     def run(self) -> Outcome:
         with self.run_dir.locked(), _sigterm_as_interrupt():
+            if self.state.temp_dir:
+                reap_stale(Path(self.state.temp_dir))
             tdir = TurnDir(keep=self.cfg.keep_temp)
+            self.state.temp_dir = str(tdir.path)
             runner: Runner | None = None
             try:
                 runner = self.runner_factory(tdir, self.state.run_id)
@@ -86,6 +90,10 @@ class Orchestrator:
                 self._save()
                 report.write_reports(self.state, self.run_dir)
             except KeyboardInterrupt:
+                if self.state.status == "done":
+                    # The signal came after the debate ended: keep the result, finish the files.
+                    report.write_reports(self.state, self.run_dir)
+                    return Outcome(self.state, self.run_dir)
                 self.state.status = "interrupted"
                 self.state.error = "interrupted"
                 self._save()
@@ -104,6 +112,9 @@ class Orchestrator:
                 if runner is not None:
                     runner.close()
                 tdir.cleanup()
+                if not tdir.keep:
+                    self.state.temp_dir = None
+                    self._save()
         return Outcome(self.state, self.run_dir)
 
     # -- the loop ----------------------------------------------------------------------

@@ -44,6 +44,9 @@ class RunState:
     angle: Angle | None = None
     judge: Judge | None = None
     warnings: list[str] = field(default_factory=list)
+    # The private temp dir of the process driving the run, so a resume after a crash can
+    # stop agents still running from it and remove it.
+    temp_dir: str | None = None
 
     # -- derived -------------------------------------------------------------------
     def ledger(self, upto_round: int | None = None) -> Ledger:
@@ -113,6 +116,7 @@ class RunState:
             "angle": None if self.angle is None else asdict(self.angle),
             "judge": None if self.judge is None else asdict(self.judge),
             "warnings": list(self.warnings),
+            "temp_dir": self.temp_dir,
             # Derived, kept for readers of state.json (resume recomputes them).
             "ledger": ledger_to_dict(ledger),
             "round_ledgers": [ledger_to_dict(lg) for lg in self.round_ledgers()],
@@ -146,6 +150,7 @@ class RunState:
             turns=[TurnRecord.from_dict(t) for t in turns_raw],
             checked_rounds=[int(x) for x in checked],
             warnings=[str(w) for w in warnings],
+            temp_dir=None if d.get("temp_dir") is None else str(d["temp_dir"]),
         )
         if isinstance(angle_raw, dict):
             st.angle = Angle(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -206,3 +207,25 @@ def test_tmux_server_killed_mid_turn_raises(server: Server, tdir: TurnDir) -> No
     agent = tdir.pid("r1-A-1")
     assert agent is not None
     assert wait_until(lambda: not pid_alive(agent), 5)
+
+
+def test_reap_stale_kills_orphaned_agents_and_removes_the_dir(tdir: TurnDir) -> None:
+    """What a resume does after a SIGKILL: the dead driver's agents and files go."""
+    from collab.runners.turnfiles import reap_stale, wait_for_file
+
+    r = SubprocessRunner(tdir)
+    j = job("r1-A-1", SLEEPER)
+    r.launch(tdir.write(j))
+    import time
+
+    assert wait_for_file(tdir.file("r1-A-1", "pid"), time.monotonic() + 10)
+    agent = tdir.pid("r1-A-1")
+    assert agent is not None and pid_alive(agent)
+    # A pid file whose process is not that turn's binary is left alone.
+    (tdir.path / "r9-B-1.pid").write_text(f"{os.getpid()}\n")
+    (tdir.path / "r9-B-1.argv").write_bytes(b"/nonexistent/agent\0")
+    assert reap_stale(tdir.path) == 1
+    assert wait_until(lambda: not pid_alive(agent), 5)
+    assert not tdir.path.exists()
+    assert pid_alive(os.getpid())
+    r.close()

@@ -33,6 +33,10 @@ def run_turn(tdir: TurnDir, job: TurnJob, launcher: Launcher) -> ProcessResult:
         # Ctrl-C, SIGTERM or a lost server: the agent runs in its own session, so no
         # signal reaches it unless we send one. Never leave it running.
         pid = tdir.pid(job.step)
+        if pid is None and tdir.file(job.step, "started").exists():
+            # Launched but its pid not yet recorded: wait for it rather than orphan it.
+            wait_for_file(tdir.file(job.step, "pid"), time.monotonic() + 2.0)
+            pid = tdir.pid(job.step)
         if pid is not None:
             kill_group(pid, grace=1.0)
         raise

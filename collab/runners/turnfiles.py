@@ -109,6 +109,26 @@ class TurnDir:
             shutil.rmtree(self.path, ignore_errors=True)
 
 
+def reap_stale(path: Path) -> int:
+    """After a crash of the process that owned ``path``: kill agents still running from it
+    (only a process whose argv[0] is the turn's recorded binary) and remove the dir.
+    Returns how many process groups were killed."""
+    if not path.is_dir() or not path.name.startswith("collab-"):
+        return 0
+    killed = 0
+    for pid_file in path.glob("*.pid"):
+        try:
+            pid = int(pid_file.read_text().strip())
+            argv0 = pid_file.with_suffix(".argv").read_bytes().split(b"\0", 1)[0]
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except (OSError, ValueError):
+            continue
+        if argv0 and argv0 in cmdline.split(b"\0") and kill_group(pid, grace=1.0):
+            killed += 1
+    shutil.rmtree(path, ignore_errors=True)
+    return killed
+
+
 @dataclass(frozen=True)
 class WaitOutcome:
     exit_code: int | None
