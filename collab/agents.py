@@ -39,6 +39,8 @@ class AgentSpec:
     needs_model: bool = False
     install_hint: str = ""
     version_argv: tuple[str, ...] = ("--version",)
+    # stderr lines that mean the reply is broken even though the exit code is 0.
+    stderr_failures: tuple[str, ...] = ()
 
     @property
     def binary(self) -> str:
@@ -83,6 +85,8 @@ BUILTIN: dict[str, AgentSpec] = {
         model_argv=("-m", "{model}"),
         env_set=(("GEMINI_CLI_NO_RELAUNCH", "true"),),
         install_hint="npm install -g @google/gemini-cli",
+        # A broken stream still exits 0 with the partial text on stdout.
+        stderr_failures=("Model stream ended without a finish reason",),
     ),
     "ollama": AgentSpec(
         name="ollama",
@@ -255,12 +259,16 @@ def build_env(spec: AgentSpec, base: Mapping[str, str]) -> dict[str, str]:
 
 
 def interpret(spec: AgentSpec, exit_code: int, stdout: str, stderr: str) -> AgentReply:
-    """Decide success by exit code and the CLI's own error flag, never by stderr."""
+    """Decide success by exit code and the CLI's own error flag; stderr only where the
+    spec names a known failure message (stderr is otherwise chatter: banners, warnings)."""
     if spec.output == "claude-json":
         return _interpret_claude(exit_code, stdout, stderr)
     text = stdout.strip()
     if exit_code != 0:
-        return AgentReply(ok=False, text=text, error=_first_lines(stderr or stdout))
+        return AgentReply(ok=False, text=text, error=_error_lines(stderr or stdout))
+    broken = [m for m in spec.stderr_failures if m in stderr]
+    if broken:
+        return AgentReply(ok=False, text=text, error=_error_lines(stderr))
     if not text:
         return AgentReply(ok=False, text="", empty=True, error="empty reply")
     return AgentReply(ok=True, text=text)
@@ -348,6 +356,14 @@ def _last_json_object(stdout: str) -> dict[str, object] | None:
         if isinstance(doc, dict):
             return doc
     return None
+
+
+def _error_lines(text: str, n: int = 5) -> str:
+    """The lines that say what went wrong: those marked as errors (codex prints a banner
+    first), else the first ``n``."""
+    lines = [ln.rstrip() for ln in text.strip().splitlines() if ln.strip()]
+    marked = [ln for ln in lines if ln.lstrip().lstrip("[").upper().startswith("ERROR")]
+    return "\n".join((marked or lines)[:n])
 
 
 def _first_lines(text: str, n: int = 5) -> str:

@@ -121,6 +121,18 @@ INTERPRET = [
     ),
     InterpretCase("text-empty", "text", 0, "\n", "", False, True, "", "empty", None),
     InterpretCase(
+        "text-error-lines-preferred",
+        "text",
+        1,
+        "",
+        "OpenAI Codex v0.171\nworkdir: /x\nmodel: m\nERROR: unexpected status 500",
+        False,
+        False,
+        "",
+        "ERROR: unexpected status 500",
+        None,
+    ),
+    InterpretCase(
         "text-nonzero-first-5-lines",
         "text",
         2,
@@ -286,3 +298,11 @@ def test_load_agents_config(tmp_path: Path, test_id: str, toml: str, error: str)
         return
     with pytest.raises(UsageError, match=error.replace("{", r"\{").replace("}", r"\}")):
         load_agents(path)
+
+
+def test_stderr_failure_marks_a_broken_stream() -> None:
+    spec = BUILTIN["gemini"]
+    r = interpret(spec, 0, "partial answ", "[ERROR] Model stream ended without a finish reason.")
+    assert not r.ok
+    assert "finish reason" in (r.error or "")
+    assert interpret(spec, 0, "full answer", "some warning").ok
