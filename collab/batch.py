@@ -179,7 +179,8 @@ class Batch:
                     time.sleep(POLL)
         except KeyboardInterrupt:
             interrupted = True
-            self._stop(running)
+            # Every child started so far, also one the signal caught before it was listed.
+            self._stop([i for i in self.items if i.proc is not None and i.proc.poll() is None])
         finally:
             signal.signal(signal.SIGTERM, old_term)
         states = self.all_progress()

@@ -109,9 +109,11 @@ class Orchestrator:
                 )
                 raise
             finally:
-                if runner is not None:
-                    runner.close()
-                tdir.cleanup()
+                try:  # a late Ctrl-C/SIGTERM during close must not leave the temp dir behind
+                    if runner is not None:
+                        runner.close()
+                finally:
+                    tdir.cleanup()
                 if not tdir.keep:
                     self.state.temp_dir = None
                     self._save()

@@ -221,9 +221,11 @@ def test_reap_stale_kills_orphaned_agents_and_removes_the_dir(tdir: TurnDir) -> 
     assert wait_for_file(tdir.file("r1-A-1", "pid"), time.monotonic() + 10)
     agent = tdir.pid("r1-A-1")
     assert agent is not None and pid_alive(agent)
-    # A pid file whose process is not that turn's binary is left alone.
-    (tdir.path / "r9-B-1.pid").write_text(f"{os.getpid()}\n")
-    (tdir.path / "r9-B-1.argv").write_bytes(b"/nonexistent/agent\0")
+    # A pid whose process started after its pid file was written (a reused pid) is left
+    # alone: here, our own process with a pid file dated before it started.
+    stale = tdir.path / "r9-B-1.pid"
+    stale.write_text(f"{os.getpid()}\n")
+    os.utime(stale, (1_000_000, 1_000_000))
     assert reap_stale(tdir.path) == 1
     assert wait_until(lambda: not pid_alive(agent), 5)
     assert not tdir.path.exists()

@@ -9,6 +9,7 @@ status atomically. No user or model text is ever on a command line we type.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import shutil
@@ -111,22 +112,48 @@ class TurnDir:
 
 def reap_stale(path: Path) -> int:
     """After a crash of the process that owned ``path``: kill agents still running from it
-    (only a process whose argv[0] is the turn's recorded binary) and remove the dir.
-    Returns how many process groups were killed."""
+    and remove the dir. Returns how many process groups were killed.
+
+    A pid is trusted only if its process started before the pid file was written, so a
+    pid reused by an unrelated process since then is never signalled."""
     if not path.is_dir() or not path.name.startswith("collab-"):
         return 0
     killed = 0
     for pid_file in path.glob("*.pid"):
         try:
             pid = int(pid_file.read_text().strip())
-            argv0 = pid_file.with_suffix(".argv").read_bytes().split(b"\0", 1)[0]
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+            written = pid_file.stat().st_mtime
         except (OSError, ValueError):
             continue
-        if argv0 and argv0 in cmdline.split(b"\0") and kill_group(pid, grace=1.0):
+        started = _process_start(pid)
+        if started is not None and started <= written + 0.05 and kill_group(pid, grace=1.0):
             killed += 1
-    shutil.rmtree(path, ignore_errors=True)
+    # The killed agents' scripts may still write their exit files: retry until gone.
+    end = time.monotonic() + 2.0
+    while path.exists() and time.monotonic() < end:
+        shutil.rmtree(path, ignore_errors=True)
+        if path.exists():
+            time.sleep(0.02)
     return killed
+
+
+def _process_start(pid: int) -> float | None:
+    """When ``pid`` started, in seconds since the epoch (Linux /proc), or None."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        btime = next(
+            float(line.split()[1])
+            for line in Path("/proc/stat").read_text().splitlines()
+            if line.startswith("btime ")
+        )
+    except (OSError, StopIteration, ValueError, IndexError):
+        return None
+    fields = stat[stat.rfind(")") + 2 :].split()
+    try:
+        ticks = int(fields[19])  # field 22 of /proc/PID/stat: starttime in clock ticks
+    except (IndexError, ValueError):
+        return None
+    return btime + ticks / os.sysconf("SC_CLK_TCK")
 
 
 @dataclass(frozen=True)
@@ -197,7 +224,18 @@ def group_alive(pgid: int) -> bool:
 
 
 def kill_group(pgid: int, grace: float = KILL_GRACE) -> bool:
-    """TERM the agent's process group, then KILL; True once the group is gone."""
+    """TERM the agent's process group, then KILL; True once the group is gone.
+
+    ``pgid`` is the agent's pid, which leads its own group once ``setsid`` has run; in
+    the first instants after launch it may not yet, so wait for that before signalling."""
+    end = time.monotonic() + grace
+    while _pgid_of(pgid) not in (pgid, None) and time.monotonic() < end:
+        time.sleep(POLL_INTERVAL)
+    if _pgid_of(pgid) not in (pgid, None):
+        # Never became a group leader: kill the process itself.
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pgid, signal.SIGKILL)
+        return _pgid_of(pgid) is None
     for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, grace)):
         try:
             os.killpg(pgid, sig)
@@ -209,6 +247,21 @@ def kill_group(pgid: int, grace: float = KILL_GRACE) -> bool:
                 return True
             time.sleep(POLL_INTERVAL)
     return not group_alive(pgid)
+
+
+def _pgid_of(pid: int) -> int | None:
+    """The process group of a live (non-zombie) ``pid``, or None when it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        try:
+            return os.getpgid(pid)
+        except ProcessLookupError:
+            return None
+    fields = stat[stat.rfind(")") + 2 :].split()
+    if not fields or fields[0] == "Z":
+        return None
+    return int(fields[2])
 
 
 def _nul_list(items: Iterable[str]) -> bytes:
