@@ -34,6 +34,8 @@ class RunState:
     run_id: str
     config: DebateConfig
     created: str = field(default_factory=lambda: time.strftime("%Y-%m-%dT%H:%M:%S%z"))
+    # For ordering runs started within the same second.
+    created_ts: float = field(default_factory=time.time)
     status: RunStatus = "running"
     stop_reason: str | None = None
     stop_detail: str = ""
@@ -105,6 +107,7 @@ class RunState:
             "collab_version": __version__,
             "run_id": self.run_id,
             "created": self.created,
+            "created_ts": self.created_ts,
             "status": self.status,
             "stop_reason": self.stop_reason,
             "stop_detail": self.stop_detail,
@@ -143,6 +146,7 @@ class RunState:
             run_id=str(d["run_id"]),
             config=DebateConfig.from_dict(cfg_raw),
             created=str(d.get("created", "")),
+            created_ts=float(str(d.get("created_ts", 0.0))),
             status=status,
             stop_reason=None if d.get("stop_reason") is None else str(d["stop_reason"]),
             stop_detail=str(d.get("stop_detail") or ""),

@@ -138,7 +138,12 @@ def list_runs(root: Path | None = None) -> list[dict[str, object]]:
             out.append(RunDir(entry.name, base).load())
         except UsageError:
             continue
+    out.sort(key=lambda s: (_num(s.get("created_ts")), str(s.get("run_id"))), reverse=True)
     return out
+
+
+def _num(v: object) -> float:
+    return float(v) if isinstance(v, int | float) else 0.0
 
 
 def _valid_id(run_id: str) -> bool:

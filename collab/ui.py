@@ -127,7 +127,12 @@ class RichListener(Listener):
         self._stop_status()
         if fallback:
             self.err.print(Text("(summary written from the ledger)", style="yellow"))
-        self.out.print(Markdown(clean(text)))
+        if self.out.is_terminal:
+            self.out.print(Markdown(clean(text)))
+        else:
+            # Redirected (collab debate … > decision.md): the Markdown itself.
+            self.out.file.write(clean(text).rstrip() + "\n")
+            self.out.file.flush()
 
 
 def ledger_table(ledger: Ledger, title: str = "Issue ledger") -> Table:
