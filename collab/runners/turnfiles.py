@@ -107,7 +107,11 @@ class TurnDir:
 
     def cleanup(self) -> None:
         if not self.keep:
-            shutil.rmtree(self.path, ignore_errors=True)
+            try:
+                shutil.rmtree(self.path, ignore_errors=True)
+            except KeyboardInterrupt:  # a late Ctrl-C/SIGTERM: finish removing, then stop
+                shutil.rmtree(self.path, ignore_errors=True)
+                raise
 
 
 def reap_stale(path: Path) -> int:

@@ -1,0 +1,197 @@
+"""F12: many debates at once and many in a row, without collisions or leaks.
+
+Eight ``python -m collab debate`` processes share ONE isolated tmux server; then fifty
+debates run one after another in this process through ``collab.cli.main``. Afterwards
+nothing may be left: no collab tmux session or pane, no ``collab-*`` temp dir, no agent
+process, no file descriptor of ours.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from libtmux import Server
+
+from collab.cli import main
+from tests.conftest import FakeAgent, contract_block
+from tests.helpers import wait_until
+
+ROLE_A = "(Role A) in a structured debate"
+ROLE_B = "(Role B) in a structured debate"
+JUDGE = "neutral judge"
+PARALLEL = 8
+SEQUENTIAL = 50
+
+
+def topic(n: int) -> str:
+    return f"Parallel topic #{n}#: should service {n} cache sessions?"
+
+
+def processes_of(home: Path) -> set[int]:
+    """Live processes started for this test (they inherited its COLLAB_HOME), minus the
+    tmux server itself, which the ``server`` fixture reaps. Other tests' fakes don't count."""
+    needle = f"COLLAB_HOME={home}\0".encode()
+    found: set[int] = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+            comm = (entry / "comm").read_text().strip()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if needle in environ and not comm.startswith("tmux") and state != "Z":
+            found.add(int(entry.name))
+    return found
+
+
+def collab_sessions(server: Server) -> list[str]:
+    if not server.is_alive():
+        return []
+    res = server.cmd("list-sessions", "-F", "#{session_name}")
+    return [s for s in res.stdout if s.startswith("collab-")] if res.returncode == 0 else []
+
+
+def collab_panes(server: Server) -> list[str]:
+    if not server.is_alive():
+        return []
+    res = server.cmd("list-panes", "-a", "-F", "#{session_name} #{pane_title}")
+    return [p for p in res.stdout if p.startswith("collab-")] if res.returncode == 0 else []
+
+
+def open_fds() -> set[str]:
+    return {f"{fd}->{os.readlink(f'/proc/self/fd/{fd}')}" for fd in _fd_numbers()}
+
+
+def _fd_numbers() -> list[str]:
+    out = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:  # the listing's own fd, already closed
+            continue
+        out.append(fd)
+    return out
+
+
+def test_eight_debates_at_once_on_one_tmux_server(
+    fake_agent: FakeAgent, hermetic_env: Path, tmp_path: Path, server: Server
+) -> None:
+    rules: list[dict[str, object]] = []
+    for n in range(PARALLEL):
+        tag = f"#{n}#"
+        rules += [
+            {"match": [ROLE_A, tag], "replies": [
+                {"text": f"A{n} says cache it." + contract_block(new=[(f"Point {n}", f"ev{n}")]),
+                 "sleep": 0.1}]},
+            {"match": [ROLE_B, tag], "replies": [
+                f"B{n} says do not." + contract_block(stances=[("I1", "contest", f"no{n}")])]},
+            {"match": [JUDGE, tag], "replies": [f"## TL;DR\n- verdict {n}"]},
+        ]  # fmt: skip
+    fake_agent.script(rules, {"exit": 1, "stderr": "no rule matched"})
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = dict(os.environ) | {"TMPDIR": str(tmp), "COLLAB_TMUX_SOCKET": str(server.socket_name)}
+    opts = ["--agent", "fake", "--rounds", "2", "--runner", "tmux", "--json", "--timeout", "60"]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "collab", "debate", topic(n), *opts],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            stdin=subprocess.DEVNULL,
+        )
+        for n in range(PARALLEL)
+    ]
+    docs: list[dict[str, Any]] = []
+    try:
+        for p in procs:
+            out, err = p.communicate(timeout=120)
+            assert p.returncode == 0, err
+            docs.append(json.loads(out))
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+
+    run_ids = [d["run_id"] for d in docs]
+    assert len(set(run_ids)) == PARALLEL
+    assert sorted(p.name for p in (hermetic_env / "runs").iterdir()) == sorted(run_ids)
+    for n, doc in enumerate(docs):
+        state = json.loads(Path(doc["paths"]["state"]).read_text(encoding="utf-8"))
+        assert state["run_id"] == doc["run_id"]
+        assert state["config"]["topic"] == topic(n)
+        assert state["status"] == "done" and state["stop_reason"] == "max-rounds"
+        replies = [(t["side"], t["prose"]) for t in state["turns"]]
+        assert replies == [
+            ("A", f"A{n} says cache it."), ("B", f"B{n} says do not."),
+            ("A", f"A{n} says cache it."), ("B", f"B{n} says do not."),
+        ]  # fmt: skip
+        assert {i["title"] for i in state["ledger"]} == {f"Point {n}"}
+        assert state["judge"]["text"] == f"## TL;DR\n- verdict {n}"
+        assert not state["judge"]["fallback"]
+    calls = fake_agent.calls()
+    assert len(calls) == PARALLEL * 5
+    assert all(c["rule"] is not None for c in calls)
+
+    assert collab_sessions(server) == []
+    assert collab_panes(server) == []
+    assert list(tmp.iterdir()) == []
+    # Pane shells exit on their own a moment after their pane is killed.
+    assert wait_until(lambda: not processes_of(hermetic_env), 5), processes_of(hermetic_env)
+
+
+def test_fifty_debates_in_a_row_leak_nothing(
+    fake_agent: FakeAgent,
+    hermetic_env: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    fake_agent.script(
+        [
+            {"match": [ROLE_A], "replies": ["A." + contract_block(new=[("P", "e")])]},
+            {"match": [ROLE_B], "replies": ["B." + contract_block(stances=[("I1", "agree", "")])]},
+            {"match": [JUDGE], "replies": ["## TL;DR\n- done"]},
+        ]
+    )
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(tmp))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+
+    def debate(n: int) -> dict[str, Any]:
+        capsys.readouterr()
+        argv = ["debate", f"Sequential topic {n}", "--agent", "fake", "--rounds", "2",
+                "--runner", "subprocess", "--json", "--timeout", "30"]  # fmt: skip
+        with pytest.raises(SystemExit) as exc:
+            main(argv)
+        out = capsys.readouterr().out
+        assert exc.value.code == 0, out
+        doc: dict[str, Any] = json.loads(out)
+        return doc
+
+    debate(-1)  # warm up: lazy imports and caches may keep files open for good
+    fds_before = open_fds()
+    docs = [debate(n) for n in range(SEQUENTIAL)]
+    fds_after = open_fds()
+
+    assert fds_after - fds_before == set(), "file descriptors leaked"
+    assert len({d["run_id"] for d in docs}) == SEQUENTIAL
+    for n, doc in enumerate(docs):
+        assert doc["topic"] == f"Sequential topic {n}"
+        assert doc["status"] == "done" and doc["stop_reason"] == "converged-early"
+    assert len(list((hermetic_env / "runs").iterdir())) == SEQUENTIAL + 1
+    assert list(tmp.iterdir()) == []
+    # Pane shells exit on their own a moment after their pane is killed.
+    assert wait_until(lambda: not processes_of(hermetic_env), 5), processes_of(hermetic_env)

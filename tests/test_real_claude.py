@@ -1,0 +1,231 @@
+"""The default path end to end: the REAL ``claude`` CLI in a tmux pane, offline against a
+fake Anthropic API started by the test (REAL_AGENTS.md). Skipped, with the reason shown,
+only when the binary is not installed.
+
+F10: the API answers 400, 401, 500 or 529 for Role A. The CLI's own error message is the
+turn's recorded error, the CLI does not retry on its own (CLAUDE_CODE_MAX_RETRIES=0; our
+--timeout bounds it anyway), and the debate goes on to the judge.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import pytest
+from libtmux import Server
+
+from tests.conftest import contract_block
+from tests.fakes import SKIP_REASON, FakeAnthropic, Reply, claude_binary, claude_env
+from tests.fakes.claude_env import CLAUDE_ENV_UNSET
+
+pytestmark = [pytest.mark.real_agent, pytest.mark.tmux]
+
+ROLE_A = "(Role A) in a structured debate"
+ROLE_B = "(Role B) in a structured debate"
+JUDGE = "neutral judge"
+TOPIC = "JWT vs sessions"
+PRESET = "security-vs-performance"
+NAMES = ("Security Engineer", "Performance Engineer")
+
+A1 = "Stolen JWTs stay valid until they expire." + contract_block(
+    new=[("Token revocation", "a leaked JWT lives until exp; sessions die on logout")]
+)
+B1 = "A session lookup costs a network hop per request." + contract_block(
+    stances=[("I1", "contest", "short-lived JWTs plus a denylist cover revocation")],
+    new=[("Hot-path latency", "a Redis session read adds ~1 ms p99 per request")],
+)
+A2 = "A denylist is a session store by another name." + contract_block(
+    stances=[("I2", "agree", "1 ms is acceptable"), ("I1", "contest", "denylist = state")]
+)
+B2 = "Then keep sessions, cache them at the edge." + contract_block(
+    stances=[("I1", "agree", "the denylist argument holds")]
+)
+VERDICT = "## TL;DR\n- Sessions, cached at the edge: revocation without the latency cost."
+
+# (round, side) -> the scripted reply's usage
+TOKENS = {
+    (1, "A"): (1200, 150),
+    (1, "B"): (1300, 160),
+    (2, "A"): (1400, 170),
+    (2, "B"): (1500, 180),
+}
+JUDGE_TOKENS = (3000, 400)
+
+
+@pytest.fixture
+def claude_bin() -> str:
+    binary = claude_binary()
+    if binary is None:
+        pytest.skip(SKIP_REASON)
+    return binary
+
+
+@pytest.fixture
+def api(
+    claude_bin: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, server: Server
+) -> Iterator[FakeAnthropic]:
+    """The fake API, and this process's environment set to run the real claude against it."""
+    with FakeAnthropic() as fake:
+        for name in CLAUDE_ENV_UNSET:
+            monkeypatch.delenv(name, raising=False)
+        for name, value in claude_env(fake.url, tmp_path / "claude-home").items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.setenv("COLLAB_CLAUDE_BIN", claude_bin)
+        monkeypatch.setenv("COLLAB_TMUX_SOCKET", str(server.socket_name))
+        tmp = tmp_path / "tmp"
+        tmp.mkdir()
+        monkeypatch.setenv("TMPDIR", str(tmp))
+        yield fake
+
+
+def debate(*extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "collab", "debate", TOPIC, "--preset", PRESET, "--rounds", "2",
+         "--runner", "tmux", "--timeout", "90", "--judge-timeout", "90", "--json", *extra],
+        capture_output=True, text=True, env=dict(os.environ), timeout=600,
+        stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+
+
+def load_state(doc: dict[str, Any]) -> dict[str, Any]:
+    state: dict[str, Any] = json.loads(Path(doc["paths"]["state"]).read_text(encoding="utf-8"))
+    return state
+
+
+def test_default_path_with_real_claude(
+    api: FakeAnthropic, hermetic_env: Path, server: Server
+) -> None:
+    def reply(text: str, tokens: tuple[int, int]) -> Reply:
+        return Reply(text=text, input_tokens=tokens[0], output_tokens=tokens[1])
+
+    api.add_rule(JUDGE, reply(VERDICT, JUDGE_TOKENS))
+    api.add_rule([ROLE_A, TOPIC], [reply(A1, TOKENS[1, "A"]), reply(A2, TOKENS[2, "A"])])
+    api.add_rule([ROLE_B, TOPIC], [reply(B1, TOKENS[1, "B"]), reply(B2, TOKENS[2, "B"])])
+    api.default(Reply(status=400, error_message="unexpected prompt"))
+
+    res = debate()
+    assert res.returncode == 0, res.stderr
+    doc = json.loads(res.stdout)
+    assert doc["status"] == "done", doc["error"]
+    assert doc["roles"]["A"]["name"] == NAMES[0] and doc["roles"]["B"]["name"] == NAMES[1]
+    assert {doc["roles"][s]["agent"] for s in ("A", "B", "judge")} == {"claude"}
+
+    # What the fake API received: every prompt, with the topic and both roles in it.
+    requests = api.requests
+    assert api.rule_counts == [1, 2, 2] and api.default_count == 0
+    assert len(requests) == 5
+    for req in requests:
+        assert req.stream and req.path.startswith("/v1/messages")
+        assert TOPIC in req.prompt
+        assert all(name in req.prompt for name in NAMES)
+    assert sum(ROLE_A in r.prompt for r in requests) == 2
+    assert sum(ROLE_B in r.prompt for r in requests) == 2
+    # Role B of round 1 was shown Role A's reply, without its json block.
+    b1_prompt = next(r.prompt for r in requests if ROLE_B in r.prompt)
+    assert "Stolen JWTs stay valid until they expire." in b1_prompt
+    assert "a leaked JWT lives until exp" in b1_prompt  # via the ledger table
+
+    # Transcript, ledger and judge come from the scripted replies.
+    state = load_state(doc)
+    prose = [(t["round_no"], t["side"], t["prose"]) for t in state["turns"]]
+    assert prose == [
+        (1, "A", "Stolen JWTs stay valid until they expire."),
+        (1, "B", "A session lookup costs a network hop per request."),
+        (2, "A", "A denylist is a session store by another name."),
+        (2, "B", "Then keep sessions, cache them at the edge."),
+    ]
+    ledger = {i["id"]: (i["title"], i["status"], i["raised_by"]) for i in state["ledger"]}
+    assert ledger == {
+        "I1": ("Token revocation", "resolved", "A"),
+        "I2": ("Hot-path latency", "resolved", "B"),
+    }
+    assert state["stop_reason"] == "converged-early"
+    assert state["judge"]["text"] == VERDICT and state["judge"]["fallback"] is False
+    run_dir = Path(doc["paths"]["run_dir"])
+    transcript = (run_dir / "transcript.md").read_text(encoding="utf-8")
+    for _, _, text in prose:
+        assert text in transcript
+    assert "Token revocation" in transcript
+    assert (run_dir / "judge.md").read_text(encoding="utf-8").startswith(VERDICT)
+
+    # Tokens per turn are the fake's usage; every cost is recorded and the total adds up.
+    costs: list[float] = []
+    for t in state["turns"]:
+        meta = t["meta"]
+        assert meta["agent"] == "claude" and meta["exit_code"] == 0 and meta["attempts"] == 1
+        assert meta["error"] is None and meta["session_id"]
+        tin, tout = TOKENS[t["round_no"], t["side"]]
+        assert (meta["usage"]["input_tokens"], meta["usage"]["output_tokens"]) == (tin, tout)
+        assert isinstance(meta["cost_usd"], float) and meta["cost_usd"] > 0
+        costs.append(meta["cost_usd"])
+    judge_meta = state["judge"]["meta"]
+    assert (judge_meta["usage"]["input_tokens"], judge_meta["usage"]["output_tokens"]) == (
+        JUDGE_TOKENS
+    )
+    assert judge_meta["cost_usd"] > 0
+    costs.append(judge_meta["cost_usd"])
+    assert state["cost_usd"] == pytest.approx(round(sum(costs), 6), abs=1e-6)
+    assert doc["cost_usd"] == state["cost_usd"]
+    assert state["tokens"]["input_tokens"] == sum(v[0] for v in TOKENS.values()) + JUDGE_TOKENS[0]
+    assert state["tokens"]["output_tokens"] == (
+        sum(v[1] for v in TOKENS.values()) + JUDGE_TOKENS[1]
+    )
+    assert state["cost_usd_by_side"]["A"] == pytest.approx(costs[0] + costs[2], abs=1e-6)
+
+    names = server.cmd("list-sessions", "-F", "#{session_name}").stdout if server.is_alive() else []
+    assert not [n for n in names if n.startswith("collab-")]
+
+
+class ApiError(NamedTuple):
+    test_id: str
+    status: int
+    message: str  # what the CLI itself says, as recorded for the turn
+
+
+API_ERRORS = [
+    ApiError("400-bad-request", 400, "API Error: 400 fake-400-marker"),
+    ApiError("401-unauthorized", 401, "API Error: 401 fake-401-marker"),
+    ApiError("500-server-error", 500, "API Error: 500 fake-500-marker"),
+    ApiError("529-overloaded", 529, "API Error: 529 fake-529-marker"),
+]
+
+
+@pytest.mark.parametrize(list(ApiError._fields), API_ERRORS, ids=[c.test_id for c in API_ERRORS])
+def test_api_error_for_role_a_is_recorded_and_debate_finishes(
+    api: FakeAnthropic, test_id: str, status: int, message: str
+) -> None:
+    assert os.environ["CLAUDE_CODE_MAX_RETRIES"] == "0"
+    api.add_rule(JUDGE, Reply(text=VERDICT))
+    role_a = api.add_rule(ROLE_A, Reply(status=status, error_message=f"fake-{status}-marker"))
+    role_b = api.add_rule(
+        ROLE_B, Reply(text="B holds the floor." + contract_block(new=[("B point", "e")]))
+    )
+
+    res = debate("--timeout", "60")
+    assert res.returncode == 0, res.stderr
+    doc = json.loads(res.stdout)
+    assert doc["status"] == "done"
+    state = load_state(doc)
+    a_turns = [t for t in state["turns"] if t["side"] == "A"]
+    b_turns = [t for t in state["turns"] if t["side"] == "B"]
+    assert [t["round_no"] for t in a_turns] == [1, 2]
+    assert [t["status"] for t in b_turns] == ["ok", "ok"]
+    for t in a_turns:
+        meta = t["meta"]
+        assert t["status"] == "error"
+        assert message in meta["error"], meta["error"]
+        assert meta["exit_code"] == 1
+        assert meta["attempts"] == 2  # our one retry
+        assert t["prose"] == "(error)"
+        assert any(message in w for w in t["warnings"])
+    # The CLI itself did not retry: one request per attempt of ours.
+    assert role_a.count == 2 * len(a_turns)
+    assert role_b.count == 2
+    assert state["judge"]["text"] == VERDICT and state["judge"]["fallback"] is False
+    assert {i["title"] for i in state["ledger"]} == {"B point"}
