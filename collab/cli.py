@@ -477,6 +477,27 @@ def doctor(
         raise typer.Exit(code)
 
 
+# -- schema -----------------------------------------------------------------------------------
+
+
+@app.command()
+def schema(
+    name: Annotated[
+        str | None, typer.Argument(help="e.g. collab.result/1; none lists the names.")
+    ] = None,
+) -> None:
+    """Print the JSON Schema of a --json document (or list the documents)."""
+    from collab.errors import UsageError
+    from collab.schemas import SCHEMAS
+
+    if name is None:
+        sys.stdout.write("\n".join(SCHEMAS) + "\n")
+        return
+    if name not in SCHEMAS:
+        raise UsageError(f"unknown schema {name!r}; choose one of: {', '.join(SCHEMAS)}")
+    _echo_json(SCHEMAS[name])
+
+
 # -- presets ----------------------------------------------------------------------------------
 
 

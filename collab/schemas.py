@@ -1,0 +1,260 @@
+"""JSON Schemas (draft 2020-12) of every ``--json`` document, versioned by ``schema``.
+
+A document's ``schema`` value names its shape and version (``collab.result/1``); a
+breaking change bumps the number. ``collab schema NAME`` prints one of these.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_NUM_OR_NULL: dict[str, Any] = {"type": ["number", "null"]}
+_STR_OR_NULL: dict[str, Any] = {"type": ["string", "null"]}
+_STATUS = {"enum": ["pending", "running", "done", "interrupted", "failed", "unreadable"]}
+
+
+def _doc(name: str, props: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": f"collab:{name}",
+        "title": name,
+        "type": "object",
+        "properties": {"schema": {"const": name}, **props},
+        "required": ["schema", *required],
+    }
+
+
+_ISSUE = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string", "pattern": "^I[1-9][0-9]*$"},
+        "title": {"type": "string"},
+        "raised_by": {"enum": ["A", "B"]},
+        "status": {"enum": ["open", "resolved", "dropped"]},
+        "evidence_a": {"type": "string"},
+        "evidence_b": {"type": "string"},
+        "round_opened": {"type": "integer", "minimum": 1},
+        "round_updated": {"type": "integer", "minimum": 1},
+        "dropped_by": {"type": "array", "items": {"enum": ["A", "B"]}},
+    },
+    "required": ["id", "title", "raised_by", "status", "evidence_a", "evidence_b"],
+}
+_SEAT = {
+    "type": "object",
+    "properties": {"name": {"type": "string"}, "agent": {"type": "string"}, "model": _STR_OR_NULL},
+    "required": ["agent", "model"],
+}
+_COUNTS = {
+    "type": "object",
+    "properties": {k: {"type": "integer", "minimum": 0} for k in ("open", "resolved", "dropped")},
+    "required": ["open", "resolved", "dropped"],
+}
+
+RESULT = _doc(
+    "collab.result/1",
+    {
+        "run_id": {"type": "string"},
+        "status": _STATUS,
+        "stop_reason": _STR_OR_NULL,
+        "stop_detail": {"type": "string"},
+        "error": _STR_OR_NULL,
+        "topic": {"type": "string"},
+        "preset": {"type": "string"},
+        "roles": {
+            "type": "object",
+            "properties": {"A": _SEAT, "B": _SEAT, "judge": _SEAT},
+            "required": ["A", "B", "judge"],
+        },
+        "rounds": {
+            "type": "object",
+            "properties": {"done": {"type": "integer"}, "planned": {"type": "integer"}},
+            "required": ["done", "planned"],
+        },
+        "ledger": {"type": "array", "items": _ISSUE},
+        "counts": _COUNTS,
+        "turns": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "round": {"type": "integer", "minimum": 1},
+                    "side": {"enum": ["A", "B"]},
+                    "status": {"enum": ["ok", "abstain", "timeout", "no-response", "error"]},
+                    "prose": {"type": "string"},
+                    "cost_usd": _NUM_OR_NULL,
+                    "duration_s": {"type": "number"},
+                    "warnings": {"type": "array", "items": {"type": "string"}},
+                },
+                "required": ["round", "side", "status", "prose", "cost_usd"],
+            },
+        },
+        "judge": {
+            "type": ["object", "null"],
+            "properties": {"markdown": {"type": "string"}, "fallback": {"type": "boolean"}},
+            "required": ["markdown", "fallback"],
+        },
+        "cost_usd": _NUM_OR_NULL,
+        "cost_usd_by_role": {
+            "type": "object",
+            "properties": {"A": _NUM_OR_NULL, "B": _NUM_OR_NULL},
+            "required": ["A", "B"],
+        },
+        "tokens": {
+            "type": "object",
+            "properties": {
+                k: {"type": "integer", "minimum": 0}
+                for k in ("input", "output", "cache_read", "cache_write")
+            },
+            "required": ["input", "output", "cache_read", "cache_write"],
+        },
+        "paths": {
+            "type": "object",
+            "properties": {"run_dir": {"type": "string"}, "state": {"type": "string"}},
+            "additionalProperties": {"type": "string"},
+            "required": ["run_dir", "state"],
+        },
+        "resume": _STR_OR_NULL,
+    },
+    ["run_id", "status", "stop_reason", "topic", "rounds", "ledger", "counts", "turns",
+     "judge", "cost_usd", "paths", "resume"],
+)  # fmt: skip
+
+ERROR = _doc(
+    "collab.error/1",
+    {
+        "error": {
+            "type": "object",
+            "properties": {"kind": {"type": "string"}, "message": {"type": "string"}},
+            "required": ["kind", "message"],
+        },
+        "exit_code": {"enum": [1, 2, 3, 130]},
+    },
+    ["error", "exit_code"],
+)
+
+LIST = _doc(
+    "collab.list/1",
+    {
+        "runs": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "run_id": {"type": "string"},
+                    "created": {"type": "string"},
+                    "topic": {"type": "string"},
+                    "preset": {"type": "string"},
+                    "rounds_done": {"type": "integer"},
+                    "rounds": {"type": "integer"},
+                    "status": _STATUS,
+                    "stop_reason": _STR_OR_NULL,
+                    "cost_usd": _NUM_OR_NULL,
+                },
+                "required": ["run_id", "topic", "status", "stop_reason"],
+            },
+        }
+    },
+    ["runs"],
+)
+
+_ROLE = {
+    "type": "object",
+    "properties": {"name": {"type": "string"}, "description": {"type": "string"}},
+    "required": ["name", "description"],
+}
+PRESETS = _doc(
+    "collab.presets/1",
+    {
+        "presets": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "key": {"type": "string"},
+                    "title": {"type": "string"},
+                    "summary": {"type": "string"},
+                    "role_a": {"type": "string"},
+                    "role_b": {"type": "string"},
+                    "source": {"type": "string"},
+                },
+                "required": ["key", "title", "summary", "role_a", "role_b"],
+            },
+        }
+    },
+    ["presets"],
+)
+PRESET = _doc(
+    "collab.preset/1",
+    {
+        "key": {"type": "string"},
+        "title": {"type": "string"},
+        "summary": {"type": "string"},
+        "role_a": _ROLE,
+        "role_b": _ROLE,
+        "source": {"type": "string"},
+    },
+    ["key", "title", "role_a", "role_b"],
+)
+DOCTOR = _doc(
+    "collab.doctor/1",
+    {
+        "ok": {"type": "boolean"},
+        "checks": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string"},
+                    "level": {"enum": ["ok", "warn", "fail", "info"]},
+                    "detail": {"type": "string"},
+                    "fix": {"type": "string"},
+                },
+                "required": ["name", "level", "detail", "fix"],
+            },
+        },
+    },
+    ["ok", "checks"],
+)
+BATCH = _doc(
+    "collab.batch/1",
+    {
+        "batch_id": {"type": "string", "pattern": "^batch-"},
+        "status": _STATUS,
+        "source": {"type": "string"},
+        "parallel": {"type": "integer", "minimum": 1},
+        "runs": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "run_id": {"type": "string"},
+                    "line": {"type": "integer", "minimum": 1},
+                    "topic": {"type": "string"},
+                    "status": _STATUS,
+                    "stop_reason": _STR_OR_NULL,
+                    "rounds_done": {"type": "integer"},
+                    "rounds": {"type": "integer"},
+                    "resolved": {"type": "integer"},
+                    "open": {"type": "integer"},
+                    "dropped": {"type": "integer"},
+                    "cost_usd": _NUM_OR_NULL,
+                    "path": {"type": "string"},
+                },
+                "required": ["run_id", "line", "topic", "status", "stop_reason", "cost_usd"],
+            },
+        },
+        "cost_usd": _NUM_OR_NULL,
+        "paths": {"type": "object", "additionalProperties": {"type": "string"}},
+        "resume": _STR_OR_NULL,
+    },
+    ["batch_id", "status", "runs", "cost_usd", "resume"],
+)
+SKILL = _doc(
+    "collab.skill/1",
+    {"action": {"enum": ["installed", "unchanged", "updated"]}, "path": {"type": "string"}},
+    ["action", "path"],
+)
+
+SCHEMAS: dict[str, dict[str, Any]] = {
+    s["title"]: s for s in (RESULT, ERROR, LIST, PRESETS, PRESET, DOCTOR, BATCH, SKILL)
+}

@@ -1,0 +1,111 @@
+"""Every --json document validates against the published schema it names."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from collab.cli import main
+from collab.schemas import SCHEMAS
+from tests.conftest import FakeAgent, contract_block
+
+
+def run_json(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, Any]:
+    with pytest.raises(SystemExit) as exc:
+        main([*args, "--json"])
+    out = capsys.readouterr().out
+    return int(exc.value.code or 0), json.loads(out)
+
+
+def validate(doc: Any) -> None:
+    assert isinstance(doc, dict)
+    name = doc["schema"]
+    Draft202012Validator(SCHEMAS[name]).validate(doc)
+
+
+@pytest.mark.parametrize("name", list(SCHEMAS))
+def test_schemas_are_valid_json_schema(name: str) -> None:
+    Draft202012Validator.check_schema(SCHEMAS[name])
+
+
+class Case(NamedTuple):
+    test_id: str
+    args: list[str]
+    schema: str
+    exit_code: int
+
+
+CASES = [
+    Case("presets", ["presets"], "collab.presets/1", 0),
+    Case("preset", ["presets", "show", "cost-vs-reliability"], "collab.preset/1", 0),
+    Case("list-empty", ["list"], "collab.list/1", 0),
+    Case("error-usage", ["debate", "  "], "collab.error/1", 2),
+    Case("error-unknown-preset", ["debate", "x", "--preset", "nope"], "collab.error/1", 2),
+    Case("error-unknown-run", ["show", "20990101-000000-abcdef"], "collab.error/1", 2),
+]
+
+
+@pytest.mark.parametrize(list(Case._fields), CASES, ids=[c.test_id for c in CASES])
+def test_simple_documents(
+    capsys: pytest.CaptureFixture[str], test_id: str, args: list[str], schema: str, exit_code: int
+) -> None:
+    code, doc = run_json(args, capsys)
+    assert code == exit_code
+    assert doc["schema"] == schema
+    validate(doc)
+
+
+def test_run_documents(fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]) -> None:
+    fake_agent.script(
+        [
+            {
+                "match": ["(Role A) in a structured debate"],
+                "replies": ["A." + contract_block(new=[("cache", "hit rate 90%")])],
+            },
+            {
+                "match": ["(Role B) in a structured debate"],
+                "replies": ["B." + contract_block(stances=[("I1", "agree", "fine")])],
+            },
+        ],
+        "## TL;DR\n- done",
+    )
+    code, doc = run_json(
+        ["debate", "Schema test", "--agent", "fake", "--runner", "subprocess"], capsys
+    )
+    assert code == 0
+    validate(doc)
+    run_id = doc["run_id"]
+    for args in (["show", run_id], ["list"]):
+        code, other = run_json(args, capsys)
+        assert code == 0
+        validate(other)
+    assert other["runs"][0]["run_id"] == run_id
+
+
+def test_batch_and_skill_documents(
+    fake_agent: FakeAgent, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fake_agent.script([], "reply" + contract_block())
+    topics = tmp_path / "topics.txt"
+    topics.write_text("one\ntwo\n")
+    code, doc = run_json(
+        ["batch", str(topics), "--agent", "fake", "--runner", "subprocess", "--rounds", "2"],
+        capsys,
+    )
+    assert code == 0
+    validate(doc)
+    assert [r["line"] for r in doc["runs"]] == [1, 2]
+    code, doc = run_json(["skill", "install", "--dir", str(tmp_path / "skill")], capsys)
+    assert code == 0
+    validate(doc)
+
+
+def test_doctor_document(capsys: pytest.CaptureFixture[str]) -> None:
+    code, doc = run_json(["doctor"], capsys)
+    assert code in (0, 3)
+    validate(doc)
+    assert doc["ok"] is (code == 0)
