@@ -1,0 +1,244 @@
+"""6. The real ``claude`` binary against FakeAnthropic (instant replies).
+
+Side by side, interleaved: bare ``claude -p --output-format json --no-session-persistence
+< prompt`` calls timed directly (same env, same working directory), and 3-round debates
+(+ judge) driven in-process by the Orchestrator with the tmux runner and the built-in
+``claude`` agent. A turn's wall time in collab is ``turn_started`` → ``turn_finished``
+(``judge_started`` → ``judge_finished``) from a Listener: the runner, the CLI, contract
+parsing, the ledger and the state save. Our overhead per turn = median collab turn −
+median bare call. Skipped, with the reason, when the binary is missing.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from bench.common import (
+    BenchResult,
+    Ctx,
+    RunnerCall,
+    debater_reply,
+    le,
+    median,
+    percentile,
+    spread,
+    summary,
+    timed_factory,
+)
+
+if TYPE_CHECKING:
+    from collab.ledger import Side
+    from collab.turns import TurnRecord
+
+NAME = "claude"
+ROUNDS = 3
+TOPIC = "Should our public API replace server-side sessions with stateless JWTs?"
+ARGV_TAIL = ("-p", "--output-format", "json", "--no-session-persistence")
+
+
+def run(ctx: Ctx) -> BenchResult:
+    res = BenchResult(NAME)
+    ctx.env.activate()
+    try:
+        from tests.fakes import FakeAnthropic, Reply, claude_binary, claude_full_env
+        from tests.fakes.claude_env import claude_version
+    except ImportError as exc:
+        res.skip("claude: per-turn overhead", "ms", None, f"tests.fakes not importable: {exc}")
+        return res
+    binary = claude_binary()
+    if binary is None:
+        res.skip("claude: per-turn overhead", "ms", None, "claude binary not found (skipped)")
+        res.notes.append("claude CLI not installed: npm install @anthropic-ai/claude-code")
+        return res
+    n_debates = ctx.n(1, 3)
+    work = ctx.env.root / "claude-work"
+    work.mkdir(exist_ok=True)
+    home = ctx.env.root / "claude-home"
+    bare: list[float] = []
+    pairs: list[Pair] = []
+    old_cwd = Path.cwd()
+    with FakeAnthropic() as server:
+        server.default(Reply(text=debater_reply(seed=7)))
+        env = claude_full_env(server.url, home, ctx.env.base_env())
+        env["PATH"] = f"{Path(binary).parent}{os.pathsep}{env.get('PATH', '')}"
+        prompt = work / "prompt.txt"
+        prompt.write_text(_sample_prompt(), encoding="utf-8")
+        os.environ["COLLAB_CLAUDE_BIN"] = binary
+        os.chdir(work)  # the pane and the bare calls start in the same neutral directory
+        try:
+            _bare(binary, prompt, env, work)  # warm-up: creates ~/.claude.json
+
+            def between() -> float:
+                bare.append(_bare(binary, prompt, env, work))
+                return bare[-1]
+
+            for d in range(n_debates):
+                pairs += _debate(env, between)
+                ctx.say(f"  claude: debate {d + 1}/{n_debates}, {len(bare)} bare calls")
+        finally:
+            os.chdir(old_cwd)
+            os.environ.pop("COLLAB_CLAUDE_BIN", None)
+    ms = 1000.0
+    turns = [p.turn for p in pairs if p.kind == "turn"]
+    judge = [p.turn for p in pairs if p.kind == "judge"]
+    res.row(
+        "claude: bare `claude -p` call (CLI start-up + 1 request)",
+        median(bare) * ms,
+        "ms",
+        None,
+        spread(bare, "ms", ms),
+    )
+    res.row(
+        "claude: debater turn in collab (tmux)",
+        median(turns) * ms,
+        "ms",
+        None,
+        spread(turns, "ms", ms) + f" · judge {median(judge) * ms:.0f} ms",
+    )
+    # Each collab turn is paired with the bare call made right after it, between turns.
+    paired = [p.turn - p.bare for p in pairs if p.kind == "turn"]
+    paired_run = [p.runner - p.bare for p in pairs if p.kind == "turn"]
+    res.row(
+        "claude: our overhead per turn (turn − bare call)",
+        median(paired) * ms,
+        "ms",
+        le(1500 / 7),
+        f"median of {len(paired)} paired differences · p95 {percentile(paired, 95) * ms:.0f} ms"
+        " · target derived: 1.5 s / 7 turns",
+    )
+    res.row(
+        "  of which inside runner.run() (turn files → reply)",
+        median(paired_run) * ms,
+        "ms",
+        None,
+        "runner.run() − bare call, paired",
+    )
+    res.data = {
+        "binary": binary,
+        "version": claude_version(binary),
+        "bare_s": summary(bare),
+        "turn_s": summary(turns),
+        "judge_s": summary(judge),
+        "runner_run_s": summary([p.runner for p in pairs if p.kind == "turn"]),
+        "overhead_per_turn_s": summary(paired),
+        "runner_run_minus_bare_s": summary(paired_run),
+        "debates": n_debates,
+    }
+    return res
+
+
+def _bare(binary: str, prompt: Path, env: dict[str, str], cwd: Path) -> float:
+    with prompt.open("rb") as stdin:
+        t0 = time.perf_counter()
+        proc = subprocess.run(
+            [binary, *ARGV_TAIL],
+            stdin=stdin,
+            capture_output=True,
+            env=env,
+            cwd=cwd,
+            timeout=120,
+            check=False,
+        )
+        wall = time.perf_counter() - t0
+    if proc.returncode != 0 or b'"is_error":false' not in proc.stdout.replace(b" ", b""):
+        raise RuntimeError(f"bare claude call failed: {proc.stdout[-300:]!r}")
+    return wall
+
+
+def _sample_prompt() -> str:
+    """A round-2 role prompt, as collab would send it."""
+    from collab.agents import BUILTIN
+    from collab.config import DebateRequest, build_config
+    from collab.contract import parse
+    from collab.ledger import Ledger, apply
+    from collab.prompts import Prompts, TurnView
+
+    cfg = build_config(DebateRequest(topic=TOPIC, rounds=ROUNDS, lang="en"), BUILTIN.keys())
+    p = Prompts(cfg.lang)
+    ledger = Ledger()
+    history: list[TurnView] = []
+    for side in ("A", "B"):
+        parsed = parse(debater_reply(seed=3 if side == "A" else 4), [])
+        assert parsed.contract is not None
+        ledger = apply(ledger, side, 1, parsed.contract)
+        history.append(TurnView(1, side, cfg.role(side).name, parsed.prose, "ok"))
+    return p.role(cfg, "A", 2, ledger, history, None)
+
+
+@dataclass(frozen=True)
+class Pair:
+    kind: str  # "turn" | "judge"
+    turn: float  # wall of the turn in collab (Listener events)
+    runner: float  # wall of runner.run() for it
+    bare: float  # the bare claude call made right after it
+
+
+def _debate(env: dict[str, str], between: Callable[[], float]) -> list[Pair]:
+    """One debate; ``between`` (a bare call) runs after every turn, outside the timed spans."""
+    from collab.agents import load_agents
+    from collab.cli import _runner_factory
+    from collab.config import build_config
+    from collab.events import Listener
+    from collab.orchestrator import Orchestrator
+    from collab.settings import merge, user_defaults
+    from collab.state import RunState
+    from collab.store import RunDir, new_run_id
+
+    class Timer(Listener):
+        def __init__(self) -> None:
+            self.started = 0.0
+            self.done: list[tuple[str, float, float]] = []
+
+        def _finish(self, kind: str) -> None:
+            wall = time.time() - self.started
+            self.done.append((kind, wall, between()))
+
+        def turn_started(self, round_no: int, side: Side, role_name: str) -> None:
+            self.started = time.time()
+
+        def turn_finished(self, turn: TurnRecord) -> None:
+            if turn.status != "ok" or turn.reask is not None:
+                raise RuntimeError(f"claude turn failed: {turn.status} {turn.meta.error}")
+            self._finish("turn")
+
+        def judge_started(self) -> None:
+            self.started = time.time()
+
+        def judge_finished(self, text: str, fallback: bool) -> None:
+            self._finish("judge")
+
+    agents = load_agents()
+    req = merge(user_defaults(), topic=TOPIC, agent="claude", rounds=ROUNDS, runner="tmux")
+    cfg = build_config(req, agents.keys())
+    run_dir = RunDir(new_run_id())
+    while run_dir.path.exists():
+        run_dir = RunDir(new_run_id())
+    run_dir.create()
+    state = RunState(run_id=run_dir.run_id, config=cfg)
+    run_dir.save(state.to_dict())
+    calls: list[RunnerCall] = []
+    made: list[tuple[float, float]] = []
+    timer = Timer()
+    outcome = Orchestrator(
+        state,
+        run_dir,
+        agents=agents,
+        runner_factory=timed_factory(_runner_factory(cfg), calls, made),
+        listener=timer,
+        env=env,
+    ).run()
+    st = outcome.state
+    if st.status != "done" or st.judge is None or st.judge.fallback:
+        raise RuntimeError(f"claude debate: status {st.status}, error {st.error}")
+    if len(calls) != len(timer.done):
+        raise RuntimeError(f"{len(calls)} runner calls for {len(timer.done)} turns")
+    return [
+        Pair(kind, wall, c.returned - c.called, bare)
+        for (kind, wall, bare), c in zip(timer.done, calls, strict=True)
+    ]
