@@ -182,10 +182,10 @@ class Pair:
 def _debate(env: dict[str, str], between: Callable[[], float]) -> list[Pair]:
     """One debate; ``between`` (a bare call) runs after every turn, outside the timed spans."""
     from collab.agents import load_agents
-    from collab.cli import _runner_factory
     from collab.config import build_config
     from collab.events import Listener
     from collab.orchestrator import Orchestrator
+    from collab.runs import runner_factory as _runner_factory
     from collab.settings import merge, user_defaults
     from collab.state import RunState
     from collab.store import RunDir, new_run_id

@@ -8,6 +8,7 @@ child turns into a saved, resumable ``interrupted`` state.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -27,7 +28,8 @@ from collab.state import RunState
 from collab.store import RunDir, atomic_write, new_run_id
 
 BATCH_SCHEMA = "collab.batch/1"
-POLL = 0.2
+POLL = 0.02  # how soon a finished child's slot is refilled
+TICK = 0.25  # how often the display re-reads every run's state
 STOP_GRACE = 15.0
 
 
@@ -159,23 +161,30 @@ class Batch:
         env = dict(os.environ)
         env["COLLAB_TMUX_SESSION"] = f"collab-{self.batch_id}"
         running: list[Item] = []
+        warm: Item | None = None  # started, imported, waiting for its go
         interrupted = False
+        next_tick = 0.0
         old_term = _install_term_handler()
         try:
-            while todo or running:
-                while todo and len(running) < parallel:
-                    item = todo.pop(0)
-                    item.proc = self._spawn(item, env)
-                    item.started = time.monotonic()
-                    running.append(item)
+            while todo or running or warm:
                 for item in list(running):
                     if item.proc is not None and item.proc.poll() is not None:
                         item.exit_code = item.proc.returncode
                         item.ended = time.monotonic()
                         running.remove(item)
-                if on_tick is not None:
+                while len(running) < parallel and (warm is not None or todo):
+                    item = warm if warm is not None else self._spawn(todo.pop(0), env)
+                    warm = None
+                    _go(item)
+                    item.started = time.monotonic()
+                    running.append(item)
+                if warm is None and todo:
+                    warm = self._spawn(todo.pop(0), env)
+                now = time.monotonic()
+                if on_tick is not None and now >= next_tick:
                     on_tick(self)
-                if todo or running:
+                    next_tick = now + TICK
+                if running:
                     time.sleep(POLL)
         except KeyboardInterrupt:
             interrupted = True
@@ -198,23 +207,26 @@ class Batch:
             return EXIT_INTERRUPTED
         return EXIT_OK if self.status == "done" else EXIT_FAILED
 
-    def _spawn(self, item: Item, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    def _spawn(self, item: Item, env: dict[str, str]) -> Item:
         run_path = RunDir(item.run_id).path
         log = open(run_path / "batch.log", "ab")  # noqa: SIM115 - handed to the child
         try:
-            return subprocess.Popen(
-                [sys.executable, "-m", "collab", "resume", item.run_id, "--json"],
-                stdin=subprocess.DEVNULL,
+            item.proc = subprocess.Popen(
+                [sys.executable, "-m", "collab.batch_child", item.run_id],
+                stdin=subprocess.PIPE,
                 stdout=subprocess.DEVNULL,
                 stderr=log,
                 env=env,
                 start_new_session=True,
                 close_fds=True,
             )
+            return item
         finally:
             log.close()
 
     def _stop(self, running: list[Item]) -> None:
+        for item in running:
+            _close_stdin(item)
         for item in running:
             if item.proc is not None and item.proc.poll() is None:
                 item.proc.send_signal(signal.SIGTERM)
@@ -290,6 +302,22 @@ class Batch:
                 f"| [{r['run_id']}]({link}) |"
             )
         atomic_write(self.path / "index.md", "\n".join(lines) + "\n")
+
+
+def _go(item: Item) -> None:
+    """Tell a waiting child to start (one byte, then EOF)."""
+    assert item.proc is not None and item.proc.stdin is not None
+    try:
+        item.proc.stdin.write(b"g")
+        item.proc.stdin.close()
+    except BrokenPipeError:
+        pass  # it died while waiting: reaped as finished, its run stays resumable
+
+
+def _close_stdin(item: Item) -> None:
+    if item.proc is not None and item.proc.stdin is not None:
+        with contextlib.suppress(BrokenPipeError):
+            item.proc.stdin.close()
 
 
 def _cost(v: object) -> str:

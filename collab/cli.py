@@ -15,7 +15,6 @@ from collab.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, CollabError
 if TYPE_CHECKING:
     from collab.batch import Batch
     from collab.config import DebateConfig
-    from collab.orchestrator import RunnerFactory
     from collab.state import RunState
     from collab.store import RunDir
 
@@ -139,6 +138,8 @@ def batch(
         judge_timeout=judge_timeout, budget=budget, max_chars=max_chars, max_cost=max_cost,
         context_budget=context_budget, lang=lang, runner=runner, keep_temp=keep_temp or None,
     )  # fmt: skip
+    from collab.runs import check_prerequisites
+
     entries = read_entries(topics_file, defaults, agents.keys())
     for entry in entries:
         check_prerequisites(entry.config)
@@ -163,40 +164,8 @@ def _run_batch(b: Batch, parallel: int, as_json: bool) -> None:
         raise typer.Exit(code)
 
 
-def _runner_factory(cfg: DebateConfig) -> RunnerFactory:
-    from collab.runners.base import Runner
-    from collab.runners.subprocess import SubprocessRunner
-    from collab.runners.tmux import TmuxRunner, tmux_available
-    from collab.runners.turnfiles import TurnDir
-
-    use_tmux = cfg.runner == "tmux" or (cfg.runner == "auto" and tmux_available())
-
-    def factory(tdir: TurnDir, run_id: str) -> Runner:
-        if use_tmux:
-            return TmuxRunner(tdir, run_id)
-        return SubprocessRunner(tdir)
-
-    return factory
-
-
-def check_prerequisites(cfg: DebateConfig) -> None:
-    """Fail before anything starts when tmux or an agent CLI is missing (exit 3)."""
-    from collab.agents import load_agents, resolve_binary, spec_for
-    from collab.errors import PrerequisiteError
-    from collab.runners.tmux import tmux_available
-    from collab.runners.turnfiles import find_bash
-
-    agents = load_agents()
-    for choice in (cfg.agent_a, cfg.agent_b, cfg.judge):
-        resolve_binary(spec_for(choice.agent, choice.command, agents))
-    find_bash()
-    if cfg.runner == "tmux" and not tmux_available():
-        raise PrerequisiteError(
-            "tmux not found on PATH", hint="install tmux, or use --runner subprocess"
-        )
-
-
 def _start(cfg: DebateConfig, *, as_json: bool) -> tuple[RunState, RunDir]:
+    from collab.runs import check_prerequisites
     from collab.state import RunState
     from collab.store import RunDir, new_run_id
 
@@ -209,21 +178,16 @@ def _start(cfg: DebateConfig, *, as_json: bool) -> tuple[RunState, RunDir]:
 
 
 def _drive(state: RunState, run_dir: RunDir, *, as_json: bool, resumed: bool) -> RunState:
-    from collab.agents import load_agents
     from collab.events import Listener
-    from collab.orchestrator import Orchestrator
-    from collab.ui import RichListener
+    from collab.runs import drive
 
-    listener: Listener = Listener() if as_json else RichListener()
-    orch = Orchestrator(
-        state,
-        run_dir,
-        agents=load_agents(),
-        runner_factory=_runner_factory(state.config),
-        listener=listener,
-        resumed=resumed,
-    )
-    return orch.run().state
+    if as_json:
+        listener = Listener()
+    else:
+        from collab.ui import RichListener
+
+        listener = RichListener()
+    return drive(state, run_dir, listener, resumed=resumed)
 
 
 def _finish(state: RunState, run_dir: RunDir, as_json: bool) -> None:
@@ -274,6 +238,8 @@ def resume(
     state = load_state(run_dir)
     if state.status == "done":
         raise UsageError(f"run {run_id} is already finished: collab show {run_id}")
+    from collab.runs import check_prerequisites
+
     check_prerequisites(state.config)
     state = _drive(state, run_dir, as_json=as_json, resumed=True)
     _finish(state, run_dir, as_json)

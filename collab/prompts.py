@@ -28,13 +28,24 @@ from collab.paths import builtin_dir, user_dir
 
 MAX_CONTEXT_CHARS_PER_FILE = 20_000
 REPLY_CAP_FACTOR = 4  # a reply in a later prompt is capped at this many times cfg.max_chars
+
+
+def older_reply_cap(cfg: DebateConfig) -> int:
+    """The round before the previous one is context, not what to rebut: an excerpt."""
+    return max(200, cfg.max_chars // 5)
+
+
 MAX_TOPIC_CHARS = 4_000
 MAX_NAME_CHARS = 80
 MAX_DESCRIPTION_CHARS = 4_000
 MAX_PATH_CHARS = 300
 MAX_ERROR_CHARS = 1_000
 MAX_ANGLE_CHARS = 500
-LEDGER_EVIDENCE_CHARS = 300  # per cell in the debaters' compact table; the judge sees the full cap
+# Per cell in the debaters' table, for open issues argued in the last round; the judge
+# sees the full cap. Older or closed issues show only id, status and title ("·"), so the
+# prompt grows with the live argument, not with the history (the rounds shown carry it).
+LEDGER_EVIDENCE_CHARS = 80
+ELIDED = "·"
 
 # The headings the judge is asked for, per language: report code may check for them.
 JUDGE_SECTIONS: dict[Lang, tuple[str, ...]] = {
@@ -231,15 +242,32 @@ def _speaker(cfg: DebateConfig, side: Side) -> dict[str, object]:
     }
 
 
+STALE_TITLE_CHARS = 80
+
+
 def _issue_row(issue: Issue, evidence_cap: int) -> _IssueRow:
+    """``evidence_cap`` 0: a stale row, without evidence (``ELIDED``) and a shorter title."""
     return _IssueRow(
         id=_cell(issue.id, 16),
         status=issue.status,
-        title=_cell(issue.title, DEFAULT_LIMITS.max_title_chars),
+        title=_cell(
+            issue.title, DEFAULT_LIMITS.max_title_chars if evidence_cap else STALE_TITLE_CHARS
+        ),
         raised_by=issue.raised_by,
-        evidence_a=_cell(issue.evidence_a, evidence_cap),
-        evidence_b=_cell(issue.evidence_b, evidence_cap),
+        evidence_a=_cell(issue.evidence_a, evidence_cap) if evidence_cap else ELIDED,
+        evidence_b=_cell(issue.evidence_b, evidence_cap) if evidence_cap else ELIDED,
     )
+
+
+def _live_ledger_rows(ledger: Ledger, round_no: int) -> list[_IssueRow]:
+    """Evidence only for open issues changed in the previous round or this one."""
+    return [
+        _issue_row(
+            i,
+            LEDGER_EVIDENCE_CHARS if i.status == "open" and i.round_updated >= round_no - 1 else 0,
+        )
+        for i in ledger.issues
+    ]
 
 
 def _turn_rows(turns: Sequence[TurnView], reply_cap: int) -> list[_TurnRow]:
@@ -321,8 +349,13 @@ class Prompts:
                 )
                 for n, c in enumerate(cfg.contexts, start=1)
             ],
-            issues=[_issue_row(i, LEDGER_EVIDENCE_CHARS) for i in ledger.issues],
-            history=_turn_rows(recent, REPLY_CAP_FACTOR * cfg.max_chars),
+            issues=_live_ledger_rows(ledger, round_no),
+            history=_turn_rows(
+                [t for t in recent if t.round_no < round_no - 1], older_reply_cap(cfg)
+            )
+            + _turn_rows(
+                [t for t in recent if t.round_no >= round_no - 1], REPLY_CAP_FACTOR * cfg.max_chars
+            ),
             older_rounds_hidden=any(t.round_no < round_no - 2 for t in history),
             angle=_inline(angle, MAX_ANGLE_CHARS) if angle and angle.strip() else None,
             contract=_contract_view(ledger),

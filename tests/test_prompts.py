@@ -566,3 +566,30 @@ def test_resolve_lang() -> None:
     assert resolve_lang("ja", "English") == "ja"
     with pytest.raises(UsageError, match="choose one of: auto, en, ja"):
         resolve_lang("fr", "x")
+
+
+def test_ledger_keeps_evidence_only_for_the_live_argument() -> None:
+    """Prompts grow with the live argument, not with the history (bench: prompt growth)."""
+    live = Issue("I2", "Live issue", "B", "open", "A-live-evidence", "B-live-evidence", 3, 4)
+    stale = Issue("I1", "Stale issue", "A", "open", "A-stale-evidence", "B-stale", 1, 1)
+    done = Issue("I3", "Settled issue", "A", "resolved", "A-done-evidence", "B-done", 2, 4)
+    text = Prompts("en").role(cfg(), "A", 5, Ledger((stale, live, done)), [], None)
+    assert "A-live-evidence" in text and "B-live-evidence" in text
+    for gone in ("A-stale-evidence", "A-done-evidence"):
+        assert gone not in text
+    assert "Stale issue" in text and "Settled issue" in text
+
+
+def test_round_before_last_is_an_excerpt_the_last_round_is_whole() -> None:
+    long_a = "older-round " + "x" * 900
+    long_b = "last-round " + "y" * 900
+    history = [
+        turn(3, "A", long_a),
+        turn(3, "B", long_a),
+        turn(4, "A", long_b),
+        turn(4, "B", long_b),
+    ]
+    text = Prompts("en").role(cfg(), "A", 5, Ledger(), history, None)
+    assert text.count("y" * 900) == 2
+    assert "x" * 900 not in text
+    assert "older-round" in text and "truncated" in text
