@@ -6,9 +6,18 @@ in what the command line did not say (see ``collab.settings``).
 
 from __future__ import annotations
 
+import json
+import sys
 from typing import Annotated
 
 import typer
+
+
+def echo_json(doc: object) -> None:
+    """The one JSON document a --json command prints."""
+    sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+    sys.stdout.flush()
+
 
 Preset = Annotated[str | None, typer.Option("--preset", "-p", help="A preset (collab presets).")]
 RoleA = Annotated[str | None, typer.Option("--role-a", help='Custom Role A: "Name: description".')]
