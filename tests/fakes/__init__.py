@@ -1,6 +1,7 @@
 """Test fakes for collab: a fake Anthropic API, a scripted agent CLI, claude env helpers.
 
 - ``FakeAnthropic`` / ``Reply``: the Messages API on 127.0.0.1, for the real ``claude``.
+  (``fake_http`` holds the server machinery it shares with the OpenAI and Gemini fakes.)
 - ``claude_binary()`` / ``claude_env()``: find the real CLI and run it offline.
 - ``fake_agent.py``: a scripted agent CLI; ``write_script`` / ``fake_agent_argv`` /
   ``read_calls`` / ``read_counts`` drive it from tests.

@@ -4,7 +4,7 @@ Point the real CLI at it with ``agent_envs.gemini_env(server.url, home)`` and al
 pass ``-m MODEL`` (without it the CLI first makes a routing call). Each call is one
 ``POST /v1beta/models/MODEL:streamGenerateContent?alt=sse``; ``:generateContent`` and
 ``:countTokens`` are served too. Rules match the prompt: the text of the last user
-turn. Scripting is shared with ``openai_server`` (``Reply``, ``Rule``)::
+turn. The machinery is ``fake_http``'s; ``Reply`` is ``openai_server``'s::
 
     with FakeGemini() as server:
         server.add_rule("Role B", ["scripted reply"])
@@ -18,15 +18,8 @@ import re
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from tests.fakes.openai_server import (
-    Handler,
-    OtherRequest,
-    RecordedRequest,
-    Reply,
-    Rule,
-    ScriptedServer,
-    chunks,
-)
+from .fake_http import Handler, OtherRequest, RecordedRequest, Rule, chunks
+from .openai_server import Reply, ScriptedServer
 
 __all__ = [
     "FakeGemini",
@@ -72,6 +65,7 @@ class FakeGemini(ScriptedServer):
     """Scripted fake of ``models/MODEL:streamGenerateContent`` (thread-safe)."""
 
     name = "FakeGemini"
+    thread_name = "FakeGemini"
 
     def error_body(self, status: int, message: str) -> dict[str, Any]:
         return {
@@ -83,27 +77,27 @@ class FakeGemini(ScriptedServer):
         }
 
     def handle_post(self, h: Handler, body: dict[str, Any]) -> None:
-        parts = urlsplit(h.path)
-        m = _ROUTE.match(unquote(parts.path))
+        m = _ROUTE.match(unquote(urlsplit(h.path).path))
         if m is None:
-            h.other(404, self.error_body(404, f"no route {h.path}"))
+            self.not_found(h)
             return
         model, method = m.group("model"), m.group("method")
         if method == "countTokens":
             h.other(200, {"totalTokens": 100})
             return
         if method not in ("streamGenerateContent", "generateContent"):
-            h.other(404, self.error_body(404, f"no method {method}"))
+            self.not_found(h, f"no method {method}")
             return
-        stream = method == "streamGenerateContent"
-        reply = self.answer(h, body, model, gemini_prompt(body), stream)
-        if reply is None:
-            return
+        self.answer(h, body, model, stream=method == "streamGenerateContent")
+
+    def prompt(self, body: dict[str, Any]) -> str:
+        return gemini_prompt(body)
+
+    def send_reply(self, h: Handler, reply: Reply, model: str, stream: bool) -> None:
         if not stream:
             h.send_json(200, _chunk(reply, reply.text, model, final=True))
             return
-        sse = parse_qs(parts.query).get("alt") == ["sse"]
-        if not sse:
+        if parse_qs(urlsplit(h.path).query).get("alt") != ["sse"]:
             # Without alt=sse the API streams one JSON array of responses.
             h.send_json(200, [_chunk(reply, reply.text, model, final=True)])
             return
