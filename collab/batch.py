@@ -1,9 +1,10 @@
-"""Batch debates: many runs, each driven by its own ``collab resume`` child process.
+"""Batch debates: many runs, each driven by its own child process (collab.batch_child).
 
 A batch first creates every run as ``pending`` (so a crash at any point leaves a
-resumable batch), then keeps ``parallel`` children going. Children start in their own
-session, so a terminal Ctrl-C reaches only us; we pass it on as SIGTERM, which every
-child turns into a saved, resumable ``interrupted`` state.
+resumable batch), then keeps ``parallel`` children running and up to ``WARM_MAX`` more
+started and waiting (imports done, state loaded), so a finished debate is replaced at
+once. Children start in their own session, so a terminal Ctrl-C reaches only us; we pass
+it on as SIGTERM, which every child turns into a saved, resumable ``interrupted`` state.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from collab.store import RunDir, atomic_write, new_run_id
 BATCH_SCHEMA = "collab.batch/1"
 POLL = 0.02  # how soon a finished child's slot is refilled
 TICK = 0.25  # how often the display re-reads every run's state
+# Children kept started and waiting, so runs that end together are replaced at once.
+WARM_MAX = 4
 STOP_GRACE = 15.0
 
 
@@ -161,7 +164,8 @@ class Batch:
         env = dict(os.environ)
         env["COLLAB_TMUX_SESSION"] = f"collab-{self.batch_id}"
         running: list[Item] = []
-        warm: Item | None = None  # started, imported, waiting for its go
+        warm: list[Item] = []  # started, imported, waiting for their go
+        pool = min(parallel, WARM_MAX)
         interrupted = False
         next_tick = 0.0
         old_term = _install_term_handler()
@@ -172,14 +176,13 @@ class Batch:
                         item.exit_code = item.proc.returncode
                         item.ended = time.monotonic()
                         running.remove(item)
-                while len(running) < parallel and (warm is not None or todo):
-                    item = warm if warm is not None else self._spawn(todo.pop(0), env)
-                    warm = None
+                while len(running) < parallel and (warm or todo):
+                    item = warm.pop(0) if warm else self._spawn(todo.pop(0), env)
                     _go(item)
                     item.started = time.monotonic()
                     running.append(item)
-                if warm is None and todo:
-                    warm = self._spawn(todo.pop(0), env)
+                while len(warm) < pool and todo:
+                    warm.append(self._spawn(todo.pop(0), env))
                 now = time.monotonic()
                 if on_tick is not None and now >= next_tick:
                     on_tick(self)
