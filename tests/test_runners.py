@@ -118,6 +118,8 @@ def test_timeout_kills_whole_group(runner: SubprocessRunner | TmuxRunner, tdir: 
 
 def test_files_are_private(runner: SubprocessRunner | TmuxRunner, tdir: TurnDir) -> None:
     runner.run(job("r1-A-1", "cat", prompt="secret"))
+    # The environment (API keys) is read once by the turn script and not kept on disk.
+    assert not tdir.file("r1-A-1", "env").exists()
     assert stat.S_IMODE(tdir.path.stat().st_mode) == 0o700
     for f in tdir.path.iterdir():
         if f.is_file():

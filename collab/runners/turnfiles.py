@@ -35,6 +35,7 @@ s={step}
 mkdir "$d/$s.started" 2>/dev/null || exit 0
 mapfile -d '' -t ARGV < "$d/$s.argv"
 mapfile -d '' -t ENVV < "$d/$s.env"
+rm -f "$d/$s.env"
 printf '\\033[2m[collab] %s running\\033[0m\\n' "$s"
 setsid env -i "${{ENVV[@]}}" "${{ARGV[@]}}" < {stdin} > "$d/$s.out" 2> "$d/$s.err" &
 pid=$!
