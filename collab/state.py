@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Literal
 
 from collab import __version__
-from collab.agents import Usage
+from collab.agents import Usage, sum_usage
 from collab.config import DebateConfig
 from collab.ledger import Ledger, Side, ledger_to_dict, replay
 from collab.turns import AgentMeta, TurnRecord, meta_from_dict
@@ -76,29 +76,22 @@ class RunState:
                 break
         return done
 
-    def cost_usd(self, side: Side | None = None) -> float | None:
+    def _metas(self, side: Side | None = None) -> list[AgentMeta]:
+        """Every agent call of the run (one side's, or all with the judge's)."""
         metas: list[AgentMeta] = []
         for t in self.turns:
             if side is None or t.side == side:
                 metas += [m for m in (t.meta, t.reask) if m is not None]
         if side is None and self.judge is not None and self.judge.meta is not None:
             metas.append(self.judge.meta)
-        known = [m.cost_usd for m in metas if m.cost_usd is not None]
+        return metas
+
+    def cost_usd(self, side: Side | None = None) -> float | None:
+        known = [m.cost_usd for m in self._metas(side) if m.cost_usd is not None]
         return round(sum(known), 6) if known else None
 
     def tokens(self) -> Usage:
-        metas: list[AgentMeta] = []
-        for t in self.turns:
-            metas += [m for m in (t.meta, t.reask) if m is not None]
-        if self.judge is not None and self.judge.meta is not None:
-            metas.append(self.judge.meta)
-        us = [m.usage for m in metas if m.usage is not None]
-        return Usage(
-            input_tokens=sum(u.input_tokens for u in us),
-            output_tokens=sum(u.output_tokens for u in us),
-            cache_read_tokens=sum(u.cache_read_tokens for u in us),
-            cache_write_tokens=sum(u.cache_write_tokens for u in us),
-        )
+        return sum_usage([m.usage for m in self._metas() if m.usage is not None]) or Usage()
 
     # -- persistence -----------------------------------------------------------------
     def to_dict(self) -> dict[str, object]:
