@@ -30,3 +30,22 @@ def env_tuple(**extra: str) -> tuple[tuple[str, str], ...]:
     env = dict(os.environ)
     env.update(extra)
     return tuple(sorted(env.items()))
+
+
+def processes_of(home: Path) -> set[int]:
+    """Live processes started for this test (they inherited its COLLAB_HOME), minus the
+    tmux server, which the ``server`` fixture reaps. Other tests' fakes don't count."""
+    needle = f"COLLAB_HOME={home}\0".encode()
+    found: set[int] = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+            comm = (entry / "comm").read_text().strip()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if needle in environ and not comm.startswith("tmux") and state != "Z":
+            found.add(int(entry.name))
+    return found

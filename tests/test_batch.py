@@ -18,7 +18,7 @@ from libtmux import Server
 
 from collab.cli import main
 from tests.conftest import FakeAgent, contract_block
-from tests.helpers import wait_until
+from tests.helpers import processes_of, wait_until
 
 ROLE_A = "(Role A) in a structured debate"
 ROLE_B = "(Role B) in a structured debate"
@@ -57,25 +57,6 @@ def load_json(path: Path) -> Any:
 def run_state(home: Path, run_id: str) -> dict[str, Any]:
     state: dict[str, Any] = load_json(home / "runs" / run_id / "state.json")
     return state
-
-
-def processes_of(home: Path) -> set[int]:
-    """Live processes started for this test (they inherited its COLLAB_HOME), minus the
-    tmux server, which the ``server`` fixture reaps. Other tests' fakes don't count."""
-    needle = f"COLLAB_HOME={home}\0".encode()
-    found: set[int] = set()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            environ = (entry / "environ").read_bytes()
-            comm = (entry / "comm").read_text().strip()
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            continue
-        if needle in environ and not comm.startswith("tmux") and state != "Z":
-            found.add(int(entry.name))
-    return found
 
 
 def tmux_windows(server: Server) -> set[tuple[str, str]]:

@@ -21,7 +21,7 @@ from libtmux import Server
 
 from collab.cli import main
 from tests.conftest import FakeAgent, contract_block
-from tests.helpers import wait_until
+from tests.helpers import processes_of, wait_until
 
 ROLE_A = "(Role A) in a structured debate"
 ROLE_B = "(Role B) in a structured debate"
@@ -32,25 +32,6 @@ SEQUENTIAL = 50
 
 def topic(n: int) -> str:
     return f"Parallel topic #{n}#: should service {n} cache sessions?"
-
-
-def processes_of(home: Path) -> set[int]:
-    """Live processes started for this test (they inherited its COLLAB_HOME), minus the
-    tmux server itself, which the ``server`` fixture reaps. Other tests' fakes don't count."""
-    needle = f"COLLAB_HOME={home}\0".encode()
-    found: set[int] = set()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            environ = (entry / "environ").read_bytes()
-            comm = (entry / "comm").read_text().strip()
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            continue
-        if needle in environ and not comm.startswith("tmux") and state != "Z":
-            found.add(int(entry.name))
-    return found
 
 
 def collab_sessions(server: Server) -> list[str]:
