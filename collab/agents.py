@@ -9,14 +9,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from collab.errors import PrerequisiteError, UsageError
-from collab.paths import collab_home
+from collab.paths import config_table
 
 PromptVia = Literal["stdin", "file"]
 OutputKind = Literal["claude-json", "text"]
@@ -139,16 +138,7 @@ class AgentReply:
 def load_agents(config_path: Path | None = None) -> dict[str, AgentSpec]:
     """Built-ins plus ``[agents.NAME]`` tables from the user's config.toml."""
     agents = dict(BUILTIN)
-    path = config_path or collab_home() / "config.toml"
-    if not path.is_file():
-        return agents
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise UsageError(f"cannot read {path}: {exc}") from None
-    table = data.get("agents", {})
-    if not isinstance(table, dict):
-        raise UsageError(f"{path}: [agents] must be a table")
+    path, table = config_table("agents", config_path)
     for name, raw in table.items():
         agents[name] = _spec_from_toml(path, name, raw)
     return agents

@@ -6,34 +6,20 @@ Agents defined under ``[agents.NAME]`` are read by ``collab.agents.load_agents``
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import replace
 from pathlib import Path
 
 from collab.config import REQUEST_KEYS, SEAT_KEYS, DebateRequest, coerce_field
 from collab.errors import UsageError
-from collab.paths import collab_home
+from collab.paths import config_table
 
 _ALLOWED = frozenset(REQUEST_KEYS) - {"topic", "role_a", "role_b", "context"}
-
-
-def config_path() -> Path:
-    return collab_home() / "config.toml"
 
 
 def user_defaults(path: Path | None = None) -> DebateRequest:
     """Built-in defaults with the user's ``[defaults]`` applied (topic left empty)."""
     base = DebateRequest(topic="")
-    path = path or config_path()
-    if not path.is_file():
-        return base
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise UsageError(f"cannot read {path}: {exc}") from None
-    table = data.get("defaults", {})
-    if not isinstance(table, dict):
-        raise UsageError(f"{path}: [defaults] must be a table")
+    path, table = config_table("defaults", path)
     changes: dict[str, object] = {}
     for key, value in table.items():
         names = SEAT_KEYS.get(key) or ((REQUEST_KEYS[key],) if key in _ALLOWED else None)
