@@ -49,3 +49,18 @@ def processes_of(home: Path) -> set[int]:
         if needle in environ and not comm.startswith("tmux") and state != "Z":
             found.add(int(entry.name))
     return found
+
+
+# The ten presets collab ships (DESIGN §3): what the tests expect, written down once.
+PRESET_KEYS = (
+    "advocate-vs-devils-advocate",
+    "security-vs-performance",
+    "security-vs-delivery",
+    "pragmatist-vs-purist",
+    "frontend-vs-backend",
+    "maintainer-vs-innovator",
+    "user-vs-developer",
+    "simplicity-vs-scalability",
+    "cost-vs-reliability",
+    "product-vs-tech-debt",
+)

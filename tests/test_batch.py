@@ -9,7 +9,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -103,12 +102,15 @@ def test_batch_parallel_tmux_one_session_one_failure(
     seen: set[tuple[str, str]] = set()
     most_at_once = 0
     try:
-        deadline = time.monotonic() + 120
-        while proc.poll() is None and time.monotonic() < deadline:
+
+        def sample_until_done() -> bool:
+            nonlocal seen, most_at_once
             windows = tmux_windows(server)
             seen |= windows
             most_at_once = max(most_at_once, len(windows))
-            time.sleep(0.02)
+            return proc.poll() is not None
+
+        wait_until(sample_until_done, 120, every=0.02)
         out, err = proc.communicate(timeout=30)
     finally:
         if proc.poll() is None:

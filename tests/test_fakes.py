@@ -13,7 +13,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -35,29 +35,12 @@ from tests.fakes import (
 )
 from tests.fakes.anthropic_server import prompt_text
 from tests.fakes.claude_env import claude_version
+from tests.helpers import pid_alive, wait_until
 
 # the package re-exports the function claude_env, which shadows the submodule's name
 claude_env_module = importlib.import_module("tests.fakes.claude_env")
 
 # --------------------------------------------------------------------------- helpers
-
-
-def wait_until(pred: Callable[[], bool], timeout: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if pred():
-            return True
-        time.sleep(0.01)
-    return pred()
-
-
-def alive(pid: int) -> bool:
-    """A live, non-zombie process."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat[stat.rfind(")") + 2 :].split()[0] != "Z"
 
 
 class Run(NamedTuple):
@@ -293,18 +276,18 @@ def test_fake_agent_hang_killed_with_its_process_group(script: Path, tmp_path: P
         proc.stdin.close()
         assert wait_until(pidfile.exists, 10), "grandchild pid file never appeared"
         child = int(pidfile.read_text())
-        assert alive(child)
+        assert pid_alive(child)
         assert os.getpgid(child) == proc.pid  # the grandchild is in the agent's group
         with pytest.raises(subprocess.TimeoutExpired):
             proc.wait(timeout=0.2)  # it really hangs
         os.killpg(proc.pid, signal.SIGKILL)
         assert proc.wait(timeout=10) == -signal.SIGKILL
-        assert wait_until(lambda: not alive(child), 10), "grandchild survived killpg"
+        assert wait_until(lambda: not pid_alive(child), 10), "grandchild survived killpg"
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(timeout=10)
-        if child and alive(child):
+        if child and pid_alive(child):
             os.kill(child, signal.SIGKILL)
         for stream in (proc.stdout, proc.stderr):
             if stream is not None:

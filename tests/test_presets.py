@@ -18,19 +18,9 @@ from collab.presets import (
     parse_custom_role,
     roles_for,
 )
+from tests.helpers import PRESET_KEYS
 
-BUILTIN = (
-    "advocate-vs-devils-advocate",
-    "security-vs-performance",
-    "security-vs-delivery",
-    "pragmatist-vs-purist",
-    "frontend-vs-backend",
-    "maintainer-vs-innovator",
-    "user-vs-developer",
-    "simplicity-vs-scalability",
-    "cost-vs-reliability",
-    "product-vs-tech-debt",
-)
+BUILTIN = PRESET_KEYS
 JAPANESE = re.compile("[\u3040-\u30ff\u4e00-\u9fff]")
 
 GOOD_PRESET = """\

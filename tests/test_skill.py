@@ -11,19 +11,9 @@ import pytest
 from collab.errors import UsageError
 from collab.presets import load_presets
 from collab.skill import InstallResult, default_skill_dir, install_skill, skill_text
+from tests.helpers import PRESET_KEYS
 
-PRESETS = (
-    "advocate-vs-devils-advocate",
-    "security-vs-performance",
-    "security-vs-delivery",
-    "pragmatist-vs-purist",
-    "frontend-vs-backend",
-    "maintainer-vs-innovator",
-    "user-vs-developer",
-    "simplicity-vs-scalability",
-    "cost-vs-reliability",
-    "product-vs-tech-debt",
-)
+PRESETS = PRESET_KEYS
 
 
 @pytest.fixture(autouse=True)

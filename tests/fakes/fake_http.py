@@ -31,6 +31,8 @@ from types import TracebackType
 from typing import Any, Generic, Self, TypeVar
 from urllib.parse import urlsplit
 
+from tests.helpers import wait_until
+
 __all__ = [
     "FakeServer",
     "Handler",
@@ -439,16 +441,11 @@ class FakeServer(Generic[R]):
         what: str = "predicate",
     ) -> list[RecordedRequest]:
         """Poll until ``predicate(requests)`` holds; raise TimeoutError if not."""
-        deadline = time.monotonic() + timeout
-        while True:
-            reqs = self.requests
-            if predicate(reqs):
-                return reqs
-            if time.monotonic() >= deadline:
-                raise TimeoutError(
-                    f"{self.name}: waited {timeout}s for {what}, got {len(reqs)} request(s)"
-                )
-            time.sleep(0.01)
+        if not wait_until(lambda: predicate(self.requests), timeout):
+            raise TimeoutError(
+                f"{self.name}: waited {timeout}s for {what}, got {len(self.requests)} request(s)"
+            )
+        return self.requests
 
     # -- the wire format: subclasses --------------------------------------------------
 
