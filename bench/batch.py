@@ -271,7 +271,7 @@ def resume_children(ctx: Ctx, rounds: int, n: int) -> dict[str, Any]:
     """What a batch child costs on its own: ``collab resume ID --json`` of a pending run
     (as ``Batch`` spawns it, in a shared tmux session), with the instant agent."""
     from collab.agents import load_agents
-    from collab.config import build_config
+    from collab.request import build_config
     from collab.settings import merge, user_defaults
     from collab.state import RunState
     from collab.store import RunDir, new_run_id

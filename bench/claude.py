@@ -154,10 +154,10 @@ def _bare(binary: str, prompt: Path, env: dict[str, str], cwd: Path) -> float:
 def _sample_prompt() -> str:
     """A round-2 role prompt, as collab would send it."""
     from collab.agents import BUILTIN
-    from collab.config import DebateRequest, build_config
     from collab.contract import parse
     from collab.ledger import Ledger, apply
     from collab.prompts import Prompts, TurnView
+    from collab.request import DebateRequest, build_config
 
     cfg = build_config(DebateRequest(topic=TOPIC, rounds=ROUNDS, lang="en"), BUILTIN.keys())
     p = Prompts(cfg.lang)
@@ -182,10 +182,10 @@ class Pair:
 def _debate(env: dict[str, str], between: Callable[[], float]) -> list[Pair]:
     """One debate; ``between`` (a bare call) runs after every turn, outside the timed spans."""
     from collab.agents import load_agents
-    from collab.config import build_config
     from collab.events import Listener
     from collab.orchestrator import Orchestrator
-    from collab.runs import runner_factory as _runner_factory
+    from collab.request import build_config
+    from collab.runners import runner_factory as _runner_factory
     from collab.settings import merge, user_defaults
     from collab.state import RunState
     from collab.store import RunDir, new_run_id
@@ -229,7 +229,7 @@ def _debate(env: dict[str, str], between: Callable[[], float]) -> list[Pair]:
         state,
         run_dir,
         agents=agents,
-        runner_factory=timed_factory(_runner_factory(cfg), calls, made),
+        runner_factory=timed_factory(_runner_factory(cfg.runner), calls, made),
         listener=timer,
         env=env,
     ).run()

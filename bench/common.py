@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
-    from collab.orchestrator import RunnerFactory
+    from collab.runners import RunnerFactory
     from collab.runners.base import ProcessResult, Runner, TurnJob
     from collab.runners.turnfiles import TurnDir
 

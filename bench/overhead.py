@@ -7,7 +7,7 @@ bench agent (≈2 ms of bash start-up per turn therefore counts as *our* overhea
 Four variants, interleaved so machine noise hits all alike:
 
 - ``inproc-tmux`` / ``inproc-subprocess``: ``collab.orchestrator.Orchestrator`` driven in
-  this process with ``collab.runs.runner_factory`` and a no-op ``Listener``. The runner
+  this process with ``collab.runners.runner_factory`` and a no-op ``Listener``. The runner
   is wrapped to time each ``run()``, which splits the overhead into: prep (config, run
   dir, Orchestrator/Prompts construction), setup (lock, temp dir, runner/pane creation,
   first prompt), per turn launch (``run()`` entered → agent's first instruction),
@@ -213,10 +213,10 @@ def one(ctx: Ctx, variant: str) -> Sample:
 
 def inproc(ctx: Ctx, kind: str) -> Sample:
     from collab.agents import load_agents
-    from collab.config import build_config
     from collab.events import Listener
     from collab.orchestrator import Orchestrator
-    from collab.runs import runner_factory as _runner_factory
+    from collab.request import build_config
+    from collab.runners import runner_factory as _runner_factory
     from collab.settings import merge, user_defaults
     from collab.state import RunState
     from collab.store import RunDir, new_run_id
@@ -243,7 +243,7 @@ def inproc(ctx: Ctx, kind: str) -> Sample:
             state,
             run_dir,
             agents=agents,
-            runner_factory=timed_factory(_runner_factory(cfg), calls, made, tmux_calls),
+            runner_factory=timed_factory(_runner_factory(cfg.runner), calls, made, tmux_calls),
             listener=Listener(),
         )
         t_run = time.time()

@@ -1,16 +1,17 @@
-"""Agents are data: how to call a CLI, how the prompt goes in, how the reply comes out.
+"""Agents are data: how to call a CLI and how the prompt goes in (the catalogue).
 
 Built-in agents live in ``BUILTIN``; ``$COLLAB_HOME/config.toml`` may add more under
-``[agents.NAME]`` (see README). Nothing here runs a process: the runners do.
+``[agents.NAME]`` (see README). Nothing here runs a process (the runners do), and
+what a reply means is ``collab.replies``.
 """
 
 from __future__ import annotations
 
-import json
 import os
+import shlex
 import shutil
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -22,6 +23,7 @@ OutputKind = Literal["claude-json", "text"]
 
 # Variables that make a nested `claude -p` think it runs inside another Claude Code.
 CLAUDE_NESTING_VARS = ("CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT")
+CLAUDE_LOGIN_HINT = "run `claude` once and log in (/login), or set ANTHROPIC_API_KEY"
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,9 @@ class AgentSpec:
     version_argv: tuple[str, ...] = ("--version",)
     # stderr lines that mean the reply is broken even though the exit code is 0.
     stderr_failures: tuple[str, ...] = ()
+    # Output that means the CLI has no usable login: no retry can mend it.
+    login_failures: tuple[str, ...] = ()
+    login_hint: str = ""
 
     @property
     def binary(self) -> str:
@@ -54,6 +59,8 @@ BUILTIN: dict[str, AgentSpec] = {
         output="claude-json",
         env_unset=CLAUDE_NESTING_VARS,
         install_hint="npm install -g @anthropic-ai/claude-code, then run `claude` once to log in",
+        login_failures=("Not logged in",),
+        login_hint=CLAUDE_LOGIN_HINT,
     ),
     # `codex exec` prints only the final message on stdout (banner, echo of the prompt,
     # progress and errors go to stderr); `-` takes the prompt from stdin. Read-only
@@ -100,39 +107,6 @@ BUILTIN: dict[str, AgentSpec] = {
         install_hint="pip install llm (or pip install 'collab[local]' for an offline model)",
     ),
 }
-
-
-@dataclass(frozen=True)
-class Usage:
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
-
-
-def sum_usage(usages: Sequence[Usage]) -> Usage | None:
-    if not usages:
-        return None
-    return Usage(
-        input_tokens=sum(u.input_tokens for u in usages),
-        output_tokens=sum(u.output_tokens for u in usages),
-        cache_read_tokens=sum(u.cache_read_tokens for u in usages),
-        cache_write_tokens=sum(u.cache_write_tokens for u in usages),
-    )
-
-
-@dataclass(frozen=True)
-class AgentReply:
-    """A reply as the agent reported it. ``ok`` False means the turn failed."""
-
-    ok: bool
-    text: str
-    error: str | None = None
-    empty: bool = False
-    usage: Usage | None = None
-    cost_usd: float | None = None
-    session_id: str | None = None
-    extra: Mapping[str, object] = field(default_factory=dict)
 
 
 def load_agents(config_path: Path | None = None) -> dict[str, AgentSpec]:
@@ -187,8 +161,6 @@ def _str_list(v: object) -> bool:
 
 def command_spec(template: str) -> AgentSpec:
     """The ``command`` agent: a user argv template, split like a shell would, never run by one."""
-    import shlex
-
     try:
         argv = tuple(shlex.split(template))
     except ValueError as exc:
@@ -246,116 +218,3 @@ def build_env(spec: AgentSpec, base: Mapping[str, str]) -> dict[str, str]:
     env = {k: v for k, v in base.items() if k not in spec.env_unset}
     env.update(dict(spec.env_set))
     return env
-
-
-def interpret(spec: AgentSpec, exit_code: int, stdout: str, stderr: str) -> AgentReply:
-    """Decide success by exit code and the CLI's own error flag; stderr only where the
-    spec names a known failure message (stderr is otherwise chatter: banners, warnings)."""
-    if spec.output == "claude-json":
-        return _interpret_claude(exit_code, stdout, stderr)
-    text = stdout.strip()
-    if exit_code != 0:
-        return AgentReply(ok=False, text=text, error=_error_lines(stderr or stdout))
-    broken = [m for m in spec.stderr_failures if m in stderr]
-    if broken:
-        return AgentReply(ok=False, text=text, error=_error_lines(stderr))
-    if not text:
-        return AgentReply(ok=False, text="", empty=True, error="empty reply")
-    return AgentReply(ok=True, text=text)
-
-
-def _interpret_claude(exit_code: int, stdout: str, stderr: str) -> AgentReply:
-    doc = _last_json_object(stdout)
-    if doc is None:
-        err = _first_lines(stdout or stderr) or f"exit {exit_code} with no output"
-        if exit_code == 0:
-            if not stdout.strip():
-                return AgentReply(ok=False, text="", empty=True, error="empty reply")
-            return AgentReply(ok=False, text="", error=f"unreadable JSON output: {err}")
-        return AgentReply(ok=False, text="", error=err)
-    result = doc.get("result")
-    text = result.strip() if isinstance(result, str) else ""
-    usage = _usage(doc.get("usage"))
-    if usage is None or usage == Usage():
-        # After a broken stream the CLI's top-level usage is all zeros; modelUsage is right.
-        usage = _model_usage(doc.get("modelUsage")) or usage
-    cost = doc.get("total_cost_usd")
-    cost_usd = float(cost) if isinstance(cost, int | float) else None
-    sid = doc.get("session_id")
-    session_id = sid if isinstance(sid, str) else None
-    is_error = doc.get("is_error") is True
-    extra = {k: doc[k] for k in ("duration_ms", "num_turns", "api_error_status") if k in doc}
-    common = {"usage": usage, "cost_usd": cost_usd, "session_id": session_id, "extra": extra}
-    if exit_code != 0 or is_error:
-        status = doc.get("api_error_status")
-        msg = _first_lines(text or stderr) or f"exit {exit_code}"
-        if status is not None and str(status) not in msg:
-            msg = f"API status {status}: {msg}"
-        return AgentReply(ok=False, text=text, error=msg, **common)  # type: ignore[arg-type]
-    if not text:
-        return AgentReply(ok=False, text="", empty=True, error="empty result", **common)  # type: ignore[arg-type]
-    return AgentReply(ok=True, text=text, **common)  # type: ignore[arg-type]
-
-
-def _usage(raw: object) -> Usage | None:
-    if not isinstance(raw, dict):
-        return None
-
-    def n(key: str) -> int:
-        v = raw.get(key)
-        return int(v) if isinstance(v, int | float) else 0
-
-    return Usage(
-        input_tokens=n("input_tokens"),
-        output_tokens=n("output_tokens"),
-        cache_read_tokens=n("cache_read_input_tokens"),
-        cache_write_tokens=n("cache_creation_input_tokens"),
-    )
-
-
-def _model_usage(raw: object) -> Usage | None:
-    if not isinstance(raw, dict) or not raw:
-        return None
-
-    def n(entry: object, key: str) -> int:
-        v = entry.get(key) if isinstance(entry, dict) else None
-        return int(v) if isinstance(v, int | float) else 0
-
-    entries = list(raw.values())
-    return Usage(
-        input_tokens=sum(n(e, "inputTokens") for e in entries),
-        output_tokens=sum(n(e, "outputTokens") for e in entries),
-        cache_read_tokens=sum(n(e, "cacheReadInputTokens") for e in entries),
-        cache_write_tokens=sum(n(e, "cacheCreationInputTokens") for e in entries),
-    )
-
-
-def _last_json_object(stdout: str) -> dict[str, object] | None:
-    text = stdout.strip()
-    if not text:
-        return None
-    candidates: Sequence[str] = [text, *reversed(text.splitlines())]
-    for cand in candidates:
-        cand = cand.strip()
-        if not cand.startswith("{"):
-            continue
-        try:
-            doc = json.loads(cand)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(doc, dict):
-            return doc
-    return None
-
-
-def _error_lines(text: str, n: int = 5) -> str:
-    """The lines that say what went wrong: those marked as errors (codex prints a banner
-    first), else the first ``n``."""
-    lines = [ln.rstrip() for ln in text.strip().splitlines() if ln.strip()]
-    marked = [ln for ln in lines if ln.lstrip().lstrip("[").upper().startswith("ERROR")]
-    return "\n".join((marked or lines)[:n])
-
-
-def _first_lines(text: str, n: int = 5) -> str:
-    lines = [ln.rstrip() for ln in text.strip().splitlines() if ln.strip()]
-    return "\n".join(lines[:n])

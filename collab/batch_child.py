@@ -12,8 +12,9 @@ import sys
 
 from collab.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, CollabError
 from collab.events import Listener
-from collab.orchestrator import load_state
-from collab.runs import check_prerequisites, drive
+from collab.orchestrator import drive
+from collab.preflight import check_prerequisites
+from collab.state import load_state
 from collab.store import RunDir
 
 

@@ -13,15 +13,9 @@ from collections.abc import Collection
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from collab.config import (
-    REQUEST_KEYS,
-    SEAT_KEYS,
-    DebateConfig,
-    DebateRequest,
-    build_config,
-    coerce_field,
-)
+from collab.config import DebateConfig
 from collab.errors import UsageError
+from collab.request import REQUEST_KEYS, SEAT_KEYS, DebateRequest, build_config, coerce_field
 
 MAX_ENTRIES = 500
 

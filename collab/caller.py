@@ -10,20 +10,10 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from collab.agents import (
-    AgentReply,
-    AgentSpec,
-    Usage,
-    build_argv,
-    build_env,
-    interpret,
-    resolve_binary,
-    spec_for,
-    sum_usage,
-)
+from collab.agents import AgentSpec, build_argv, build_env, resolve_binary, spec_for
 from collab.config import AgentChoice
-from collab.doctor import NOT_LOGGED_IN
 from collab.errors import PrerequisiteError
+from collab.replies import AgentReply, Usage, interpret, sum_usage
 from collab.runners.base import Runner, TurnJob
 from collab.runners.turnfiles import TurnDir
 from collab.turns import AgentMeta, TurnStatus
@@ -100,11 +90,10 @@ class AgentCaller:
                 reply = AgentReply(ok=False, text="", error=f"no reply within {timeout:g}s")
             else:
                 reply = interpret(spec, result.exit_code or 0, result.stdout, result.stderr)
-                if not reply.ok and NOT_LOGGED_IN in (reply.error or ""):
+                if not reply.ok and any(m in (reply.error or "") for m in spec.login_failures):
                     # No retry can mend a missing login: stop the run, keep it resumable.
                     raise PrerequisiteError(
-                        f"{spec.name} is not logged in",
-                        hint="run `claude` once and log in (/login), or set ANTHROPIC_API_KEY",
+                        f"{spec.name} is not logged in", hint=spec.login_hint or None
                     )
                 if reply.cost_usd is not None:
                     costs.append(reply.cost_usd)

@@ -63,7 +63,7 @@ def debate(
 ) -> None:
     """Run a debate between Role A and Role B, then a neutral Judge summary."""
     from collab.agents import load_agents
-    from collab.config import build_config
+    from collab.request import build_config
     from collab.settings import merge, user_defaults
 
     agents = load_agents()
@@ -132,7 +132,7 @@ def batch(
         judge_timeout=judge_timeout, budget=budget, max_chars=max_chars, max_cost=max_cost,
         context_budget=context_budget, lang=lang, runner=runner, keep_temp=keep_temp or None,
     )  # fmt: skip
-    from collab.runs import check_prerequisites
+    from collab.preflight import check_prerequisites
 
     entries = read_entries(topics_file, defaults, agents.keys())
     for entry in entries:
@@ -159,7 +159,7 @@ def _run_batch(b: Batch, parallel: int, as_json: bool) -> None:
 
 
 def _start(cfg: DebateConfig, *, as_json: bool) -> tuple[RunState, RunDir]:
-    from collab.runs import check_prerequisites
+    from collab.preflight import check_prerequisites
     from collab.state import RunState
     from collab.store import RunDir, new_run_id
 
@@ -173,7 +173,7 @@ def _start(cfg: DebateConfig, *, as_json: bool) -> tuple[RunState, RunDir]:
 
 def _drive(state: RunState, run_dir: RunDir, *, as_json: bool, resumed: bool) -> RunState:
     from collab.events import Listener
-    from collab.runs import drive
+    from collab.orchestrator import drive
 
     if as_json:
         listener = Listener()
@@ -219,7 +219,7 @@ def resume(
 ) -> None:
     """Continue a stopped or crashed run (or batch) at its first turn without a saved result."""
     from collab.errors import UsageError
-    from collab.orchestrator import load_state
+    from collab.state import load_state
     from collab.store import RunDir
 
     if run_id.startswith("batch-"):
@@ -232,7 +232,7 @@ def resume(
     state = load_state(run_dir)
     if state.status == "done":
         raise UsageError(f"run {run_id} is already finished: collab show {run_id}")
-    from collab.runs import check_prerequisites
+    from collab.preflight import check_prerequisites
 
     check_prerequisites(state.config)
     state = _drive(state, run_dir, as_json=as_json, resumed=True)

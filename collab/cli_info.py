@@ -122,7 +122,7 @@ def export(
 
 def _render_run(run_id: str, fmt: str) -> str:
     from collab.errors import UsageError
-    from collab.orchestrator import load_state
+    from collab.state import load_state
     from collab.store import RunDir
 
     if fmt not in ("md", "json", "html"):

@@ -25,6 +25,8 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Literal, get_args
 
+from collab.text import clean
+
 StanceKind = Literal["agree", "contest", "drop"]
 
 STANCE_KINDS: tuple[StanceKind, ...] = get_args(StanceKind)
@@ -74,30 +76,6 @@ class Parsed:
     prose: str
     contract: Contract | None
     error: str | None
-
-
-_EXAMPLE = """\
-```json
-{"new_points": [{"title": "...", "evidence": "..."}],
- "stances": [{"id": "I2", "stance": "agree|contest|drop", "evidence": "..."}],
- "abstain": null}
-```"""
-
-
-def format_contract_example() -> str:
-    """One canonical spelling of the block, so docs and prompts cannot drift apart."""
-    return _EXAMPLE
-
-
-# ANSI CSI / OSC / two-byte escapes first, so their printable tails go with them.
-_ANSI_RE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]")
-# C0 except \t and \n, DEL, C1, and the bidi overrides that can disguise text.
-_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-
-
-def clean_text(text: str) -> str:
-    """Model text goes into terminals and the next prompt; escapes and controls must not."""
-    return _CONTROL_RE.sub("", _ANSI_RE.sub("", text))
 
 
 @dataclass(frozen=True)
@@ -203,7 +181,7 @@ class _Reader:
             raise _Invalid(f"{where}.{key} must be a string, not {_kind(value)}")
         if self.limits is None:
             return value
-        value = clean_text(value).strip()
+        value = clean(value).strip()
         if len(value) > cap:
             raise _Invalid(f"{where}.{key} is {len(value)} characters long (max {cap})")
         return value
@@ -284,7 +262,7 @@ def _build(data: object, *, known_ids: Collection[str] | None, limits: Limits | 
         if not isinstance(abstain, str):
             raise _Invalid(f"abstain must be null or a string, not {_kind(abstain)}")
         if limits is not None:
-            abstain = clean_text(abstain).strip()
+            abstain = clean(abstain).strip()
             if not abstain:
                 raise _Invalid("abstain must be null or a non-empty reason")
             if len(abstain) > caps.max_abstain_chars:

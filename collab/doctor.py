@@ -5,19 +5,19 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from collab.agents import AgentSpec, resolve_binary
+from collab.agents import CLAUDE_LOGIN_HINT, AgentSpec, build_argv, build_env, resolve_binary
 from collab.errors import PrerequisiteError
 from collab.paths import collab_home
+from collab.replies import interpret
+from collab.runners.probe import first_line, probe
 
 Level = Literal["ok", "warn", "fail", "info"]
-NOT_LOGGED_IN = "Not logged in"
 
 
 @dataclass(frozen=True)
@@ -28,17 +28,6 @@ class Check:
     fix: str = ""
 
 
-def _version(argv: list[str], timeout: float = 10.0) -> str | None:
-    try:
-        res = subprocess.run(
-            argv, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    out = (res.stdout or res.stderr).strip().splitlines()
-    return out[0].strip() if out and res.returncode == 0 else None
-
-
 def check_tmux() -> list[Check]:
     tmux = shutil.which("tmux")
     if not tmux:
@@ -46,7 +35,7 @@ def check_tmux() -> list[Check]:
             Check("tmux", "fail", "not found on PATH",
                   "install tmux (apt install tmux / brew install tmux), or use --runner subprocess")
         ]  # fmt: skip
-    checks = [Check("tmux", "ok", _version([tmux, "-V"]) or tmux)]
+    checks = [Check("tmux", "ok", first_line([tmux, "-V"]) or tmux)]
     inside = bool(os.environ.get("TMUX"))
     checks.append(
         Check("inside tmux", "info",
@@ -72,7 +61,7 @@ def check_agent(spec: AgentSpec) -> Check:
         binary = resolve_binary(spec)
     except PrerequisiteError as exc:
         return Check(f"agent {spec.name}", "fail", exc.message, exc.hint or "")
-    version = _version([binary, *spec.version_argv])
+    version = first_line([binary, *spec.version_argv])
     return Check(f"agent {spec.name}", "ok", f"{version or 'version unknown'} ({binary})")
 
 
@@ -80,7 +69,7 @@ def claude_login(env: Mapping[str, str] | None = None, home: Path | None = None)
     """Best effort without spending a token: API keys, cloud providers, or a stored login."""
     env = os.environ if env is None else env
     home = home or Path(env.get("HOME", str(Path.home())))
-    fix = "run `claude` once and log in (/login), or set ANTHROPIC_API_KEY"
+    fix = CLAUDE_LOGIN_HINT
     for var in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"):
         if env.get(var):
             return Check("claude login", "ok", f"{var} is set")
@@ -103,24 +92,24 @@ def claude_login(env: Mapping[str, str] | None = None, home: Path | None = None)
     return Check("claude login", "fail", "no login or API key found", fix)
 
 
-def claude_live(binary: str, timeout: float = 60.0) -> Check:
-    """One real, tiny ``claude -p`` call: the only sure test of a login (costs a few tokens)."""
-    env = {k: v for k, v in os.environ.items() if k not in ("CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT")}
-    try:
-        res = subprocess.run(
-            [binary, "-p", "--output-format", "json", "--no-session-persistence"],
-            input="Reply with the single word: ok", capture_output=True, text=True,
-            timeout=timeout, env=env,
-        )  # fmt: skip
-    except subprocess.TimeoutExpired:
-        return Check("claude live call", "fail", f"no answer within {timeout:g}s")
-    text = res.stdout + res.stderr
-    if NOT_LOGGED_IN in text:
-        return Check("claude live call", "fail", "Not logged in",
-                     "run `claude` once and log in (/login), or set ANTHROPIC_API_KEY")  # fmt: skip
-    if res.returncode != 0:
-        return Check("claude live call", "fail", text.strip().splitlines()[0] if text else "")
-    return Check("claude live call", "ok", "answered")
+def claude_live(spec: AgentSpec, binary: str, timeout: float = 60.0) -> Check:
+    """One real, tiny call of the agent as a debate turn makes it: the only sure test of a
+    login (costs a few tokens)."""
+    argv = build_argv(spec, binary, None, Path(os.devnull))
+    res = probe(
+        argv, timeout=timeout, stdin_text="Reply with the single word: ok",
+        env=build_env(spec, os.environ),
+    )  # fmt: skip
+    name = f"{spec.name} live call"
+    if res.timed_out:
+        return Check(name, "fail", f"no answer within {timeout:g}s")
+    reply = interpret(spec, -1 if res.exit_code is None else res.exit_code, res.stdout, res.stderr)
+    error = reply.error or ""
+    if any(m in error for m in spec.login_failures):
+        return Check(name, "fail", "Not logged in", spec.login_hint)
+    if not reply.ok:
+        return Check(name, "fail", error.splitlines()[0] if error else "no reply")
+    return Check(name, "ok", "answered")
 
 
 def check_data_dir() -> Check:
@@ -147,7 +136,7 @@ def run_checks(agents: Mapping[str, AgentSpec], seats: list[str], live: bool) ->
         if name == "claude" and agent_check.level == "ok":
             checks.append(claude_login())
             if live:
-                checks.append(claude_live(resolve_binary(spec)))
+                checks.append(claude_live(spec, resolve_binary(spec)))
     checks.append(check_data_dir())
     return checks
 

@@ -12,18 +12,18 @@ from __future__ import annotations
 import html
 
 from collab import __version__
-from collab.contract import clean_text
 from collab.ledger import Issue, Ledger, counts, get
 from collab.markdown_html import FENCE_RE, HEADING_RE, markdown_to_html, prose_html
 from collab.report import fmt_cost, ledger_table
 from collab.state import RunState
+from collab.text import clean
 from collab.turns import TurnRecord
 
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'none'"
 
 
 def _esc(text: str) -> str:
-    return html.escape(clean_text(text), quote=True)
+    return html.escape(clean(text), quote=True)
 
 
 # -- a small, safe Markdown subset ---------------------------------------------------------

@@ -9,11 +9,11 @@ from __future__ import annotations
 import html
 import re
 
-from collab.contract import clean_text
+from collab.text import clean
 
 
 def _esc(text: str) -> str:
-    return html.escape(clean_text(text), quote=True)
+    return html.escape(clean(text), quote=True)
 
 
 FENCE_RE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import signal
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,20 +13,20 @@ from types import FrameType
 
 from collab import contract as contract_mod
 from collab import convergence, report
-from collab.agents import AgentSpec, spec_for
+from collab.agents import AgentSpec, load_agents, spec_for
 from collab.caller import AgentCaller, CallResult
 from collab.config import DebateConfig
-from collab.errors import Interrupted, PrerequisiteError, RunnerError, UsageError
+from collab.errors import Interrupted, PrerequisiteError, RunnerError
 from collab.events import Listener
 from collab.ledger import Ledger, Side
 from collab.prompts import Prompts, TurnView
+from collab.runners import RunnerFactory, runner_factory
 from collab.runners.base import Runner
 from collab.runners.turnfiles import TurnDir, reap_stale
 from collab.state import Angle, Judge, RunState
 from collab.store import RunDir
 from collab.turns import PLACEHOLDER, AgentMeta, TurnRecord, TurnStatus
 
-RunnerFactory = Callable[[TurnDir, str], Runner]
 SIDES: tuple[Side, Side] = ("A", "B")
 
 
@@ -284,11 +284,17 @@ class Orchestrator:
         self.run_dir.save(self.state.to_dict())
 
 
-def load_state(run_dir: RunDir) -> RunState:
-    try:
-        return RunState.from_dict(run_dir.load())
-    except (KeyError, AssertionError, ValueError, TypeError) as exc:
-        raise UsageError(f"run {run_dir.run_id}: state.json is damaged ({exc!r})") from None
+def drive(state: RunState, run_dir: RunDir, listener: Listener, *, resumed: bool) -> RunState:
+    """Start or continue one run with the user's agents and the run's runner."""
+    orch = Orchestrator(
+        state,
+        run_dir,
+        agents=load_agents(),
+        runner_factory=runner_factory(state.config.runner),
+        listener=listener,
+        resumed=resumed,
+    )
+    return orch.run().state
 
 
 def _digest(text: str) -> str:

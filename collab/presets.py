@@ -12,8 +12,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from collab.config import Lang
 from collab.errors import UsageError
+from collab.lang import Lang
 from collab.ledger import Side
 from collab.paths import builtin_dir, user_dir
 

@@ -3,7 +3,7 @@
 Security (DESIGN §10): templates come only from files (the user's template dir, then
 the built-in one); the topic, role texts, context files, earlier replies and ledger
 text are passed as template *variables* only, and each is run through
-:func:`neutralize` first, so none of it can execute as Jinja, open or close a code
+:func:`collab.text.for_prompt` first, so none of it can execute as Jinja, open or close a code
 fence, forge one of our ``<<<COLLAB:…>>>`` / ``<<<END:…>>>`` sections, or flood the
 prompt. Running text (topic, descriptions, files, replies, ledger) always sits inside
 such a section; names, paths and labels are folded to one short line.
@@ -11,7 +11,6 @@ such a section; names, paths and labels are folded to one short line.
 
 from __future__ import annotations
 
-import re
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,11 +19,13 @@ from functools import lru_cache
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template, TemplateSyntaxError
 from jinja2 import TemplateError as JinjaError
 
-from collab.config import DebateConfig, Lang, Role
+from collab.config import DebateConfig, Role
 from collab.contract import DEFAULT_LIMITS
-from collab.errors import CollabError, UsageError
+from collab.errors import CollabError
+from collab.lang import Lang
 from collab.ledger import Issue, Ledger, Side
 from collab.paths import builtin_dir, user_dir
+from collab.text import for_prompt, prompt_cell, prompt_line
 
 MAX_CONTEXT_CHARS_PER_FILE = 20_000
 REPLY_CAP_FACTOR = 4  # a reply in a later prompt is capped at this many times cfg.max_chars
@@ -47,18 +48,6 @@ MAX_ANGLE_CHARS = 500
 LEDGER_EVIDENCE_CHARS = 80
 ELIDED = "·"
 
-# The headings the judge is asked for, per language: report code may check for them.
-JUDGE_SECTIONS: dict[Lang, tuple[str, ...]] = {
-    "en": (
-        "## TL;DR",
-        "## Agreements",
-        "## Open disagreements",
-        "## Trade-offs",
-        "## Recommended actions",
-    ),
-    "ja": ("## TL;DR", "## 合意点", "## 未解決の対立点", "## トレードオフ", "## 推奨アクション"),
-}
-
 _TEMPLATES = ("role.md.j2", "reask.md.j2", "judge.md.j2")
 
 
@@ -77,103 +66,10 @@ class TurnView:
     status: str  # "ok" | "abstain" | "timeout" | "no-response" | "error"
 
 
-# ---------------------------------------------------------------------------
-# Neutralising untrusted text
-
-_NEWLINE = re.compile("[\r\u0085\u2028\u2029]")
-_ANSI = re.compile(
-    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor movement, erase
-    r"|\x1b\][^\x07\x1b]{0,1024}(?:\x07|\x1b\\)"  # OSC: titles, hyperlinks
-    r"|\x1b[PX^_][^\x1b]{0,1024}\x1b\\"  # DCS / SOS / PM / APC strings
-    r"|\x1b[ -/]*[0-~]"  # other two-byte escapes
-    r"|\x9b[0-?]*[ -/]*[@-~]"  # 8-bit CSI
-)
-# C0 and C1 controls except \t and \n, DEL, invisible format characters that can hide
-# or reorder text (zero-width, bidi overrides, BOM), and lone surrogates (unwritable).
-_CONTROL = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e"
-    "\u2060-\u2064\u2066-\u2069\ufeff\ud800-\udfff]"
-)
-# Every backtick or tilde that belongs to a run of three or more (a fence); a static
-# replacement keeps even a file full of fences cheap. U+02CB / U+02DC look alike.
-_BACKTICK_RUN = re.compile(r"`(?=``)|(?<=``)`|(?<=`)`(?=`)")
-_TILDE_RUN = re.compile(r"~(?=~~)|(?<=~~)~|(?<=~)~(?=~)")
-_DELIMITER = re.compile(r"[<＜﹤]{3,}(?=\s*(?:collab|end))", re.IGNORECASE)
-
-
-def neutralize(text: str, cap: int) -> str:
-    """Make untrusted text safe to place inside one of our delimited prompt sections.
-
-    Removes control characters (and with them ANSI escape sequences), turns code
-    fences into a harmless look-alike, defuses ``<<<COLLAB``/``<<<END`` so the text
-    can neither close nor forge a section, and caps the result at ``cap`` characters
-    plus a visible ``…[truncated N chars]`` marker.
-    """
-    if cap < 0:
-        raise ValueError(f"cap must be >= 0, not {cap}")
-    # Each pass runs only when its trigger is present: most text needs none of them,
-    # and a 20 000-character context file is neutralised once per prompt.
-    if "\r" in text or "\u0085" in text or "\u2028" in text or "\u2029" in text:
-        text = _NEWLINE.sub("\n", text.replace("\r\n", "\n"))
-    if "\x1b" in text or "\x9b" in text:
-        text = _ANSI.sub("", text)
-    text = _CONTROL.sub("", text)
-    if "```" in text:
-        text = _BACKTICK_RUN.sub("ˋ", text)
-    if "~~~" in text:
-        text = _TILDE_RUN.sub("˜", text)
-    if "<<<" in text or "＜" in text or "﹤" in text:
-        text = _DELIMITER.sub(lambda m: "‹" * len(m.group(0)), text)
-    if len(text) > cap:
-        text = f"{text[:cap]}…[truncated {len(text) - cap} chars]"
-    return text
-
-
 @lru_cache(maxsize=32)
 def _context_text(text: str) -> str:
     """Context files are the same in every prompt of a run: neutralise each one once."""
-    return neutralize(text.rstrip(), MAX_CONTEXT_CHARS_PER_FILE)
-
-
-def _inline(text: str, cap: int) -> str:
-    """For names, paths and labels that must stay on one line."""
-    return neutralize(" ".join(text.split()), cap)
-
-
-def _cell(text: str, cap: int) -> str:
-    """For a Markdown table cell: one line, pipes escaped, never empty."""
-    return _inline(text, cap).replace("|", "\\|") or "—"
-
-
-_JA_CHAR = re.compile(
-    "[\u3005-\u3007\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]"
-)
-_LATIN_WORD = re.compile("[A-Za-z\u00c0-\u024f]+")
-
-
-def detect_lang(topic: str) -> Lang:
-    """``"ja"`` when most of the topic's letters are Japanese (kana or kanji).
-
-    A Latin word counts as two letters, whatever its length: a Japanese word is about
-    two characters, so "Reactのstate管理" reads as Japanese, as its author meant.
-    """
-    ja = len(_JA_CHAR.findall(topic))
-    if ja == 0:
-        return "en"
-    latin_words = _LATIN_WORD.findall(topic)
-    latin_letters = sum(len(w) for w in latin_words)
-    other = sum(1 for ch in topic if ch.isalpha()) - ja - latin_letters
-    return "ja" if ja > 2 * len(latin_words) + max(other, 0) else "en"
-
-
-def resolve_lang(choice: str, topic: str) -> Lang:
-    if choice == "auto":
-        return detect_lang(topic)
-    if choice == "en":
-        return "en"
-    if choice == "ja":
-        return "ja"
-    raise UsageError(f"unknown language '{choice}'; choose one of: auto, en, ja")
+    return for_prompt(text.rstrip(), MAX_CONTEXT_CHARS_PER_FILE)
 
 
 # ---------------------------------------------------------------------------
@@ -226,15 +122,15 @@ class _ContractView:
 def _role_view(role: Role) -> _RoleView:
     return _RoleView(
         side=role.side,
-        name=_inline(role.name, MAX_NAME_CHARS),
-        description=neutralize(role.description.strip(), MAX_DESCRIPTION_CHARS),
+        name=prompt_line(role.name, MAX_NAME_CHARS),
+        description=for_prompt(role.description.strip(), MAX_DESCRIPTION_CHARS),
     )
 
 
 def _speaker(cfg: DebateConfig, side: Side) -> dict[str, object]:
     """What every debater-facing prompt shows: the topic, who speaks, who answers."""
     return {
-        "topic": neutralize(cfg.topic.strip(), MAX_TOPIC_CHARS),
+        "topic": for_prompt(cfg.topic.strip(), MAX_TOPIC_CHARS),
         "me": _role_view(cfg.role(side)),
         "opponent": _role_view(cfg.role("B" if side == "A" else "A")),
         "role_a": _role_view(cfg.role_a),
@@ -248,14 +144,14 @@ STALE_TITLE_CHARS = 80
 def _issue_row(issue: Issue, evidence_cap: int) -> _IssueRow:
     """``evidence_cap`` 0: a stale row, without evidence (``ELIDED``) and a shorter title."""
     return _IssueRow(
-        id=_cell(issue.id, 16),
+        id=prompt_cell(issue.id, 16),
         status=issue.status,
-        title=_cell(
+        title=prompt_cell(
             issue.title, DEFAULT_LIMITS.max_title_chars if evidence_cap else STALE_TITLE_CHARS
         ),
         raised_by=issue.raised_by,
-        evidence_a=_cell(issue.evidence_a, evidence_cap) if evidence_cap else ELIDED,
-        evidence_b=_cell(issue.evidence_b, evidence_cap) if evidence_cap else ELIDED,
+        evidence_a=prompt_cell(issue.evidence_a, evidence_cap) if evidence_cap else ELIDED,
+        evidence_b=prompt_cell(issue.evidence_b, evidence_cap) if evidence_cap else ELIDED,
     )
 
 
@@ -275,17 +171,17 @@ def _turn_rows(turns: Sequence[TurnView], reply_cap: int) -> list[_TurnRow]:
         _TurnRow(
             round_no=t.round_no,
             side=t.side,
-            name=_inline(t.role_name, MAX_NAME_CHARS),
-            status=_inline(t.status, 20),
-            prose=neutralize(t.prose.strip(), reply_cap) or "(empty)",
+            name=prompt_line(t.role_name, MAX_NAME_CHARS),
+            status=prompt_line(t.status, 20),
+            prose=for_prompt(t.prose.strip(), reply_cap) or "(empty)",
         )
         for t in turns
     ]
 
 
 def _contract_view(ledger: Ledger) -> _ContractView:
-    ids = tuple(_inline(i.id, 16) for i in ledger.issues)
-    open_ids = [_inline(i.id, 16) for i in ledger.issues if i.status == "open"]
+    ids = tuple(prompt_line(i.id, 16) for i in ledger.issues)
+    open_ids = [prompt_line(i.id, 16) for i in ledger.issues if i.status == "open"]
     example = open_ids[0] if open_ids else (ids[0] if ids else "I1")
     return _ContractView(
         max_new_points=DEFAULT_LIMITS.max_new_points,
@@ -344,7 +240,7 @@ class Prompts:
             contexts=[
                 _ContextView(
                     n=n,
-                    path=_inline(c.path, MAX_PATH_CHARS),
+                    path=prompt_line(c.path, MAX_PATH_CHARS),
                     text=_context_text(c.text),
                 )
                 for n, c in enumerate(cfg.contexts, start=1)
@@ -357,7 +253,7 @@ class Prompts:
                 [t for t in recent if t.round_no >= round_no - 1], REPLY_CAP_FACTOR * cfg.max_chars
             ),
             older_rounds_hidden=any(t.round_no < round_no - 2 for t in history),
-            angle=_inline(angle, MAX_ANGLE_CHARS) if angle and angle.strip() else None,
+            angle=prompt_line(angle, MAX_ANGLE_CHARS) if angle and angle.strip() else None,
             contract=_contract_view(ledger),
             max_chars=cfg.max_chars,
         )
@@ -373,11 +269,11 @@ class Prompts:
     ) -> str:
         """The json block alone. ``previous`` (the invalid reply's prose) lets an agent
         without session memory restate what it argued instead of guessing."""
-        prev = neutralize(previous.strip(), REPLY_CAP_FACTOR * cfg.max_chars) if previous else ""
+        prev = for_prompt(previous.strip(), REPLY_CAP_FACTOR * cfg.max_chars) if previous else ""
         return self._render(
             "reask.md.j2",
             **_speaker(cfg, side),
-            error=neutralize(error.strip(), MAX_ERROR_CHARS) or "(no details)",
+            error=for_prompt(error.strip(), MAX_ERROR_CHARS) or "(no details)",
             previous=prev or None,
             issues=[_issue_row(i, LEDGER_EVIDENCE_CHARS) for i in ledger.issues],
             contract=_contract_view(ledger),
@@ -392,10 +288,10 @@ class Prompts:
     ) -> str:
         return self._render(
             "judge.md.j2",
-            topic=neutralize(cfg.topic.strip(), MAX_TOPIC_CHARS),
+            topic=for_prompt(cfg.topic.strip(), MAX_TOPIC_CHARS),
             role_a=_role_view(cfg.role_a),
             role_b=_role_view(cfg.role_b),
-            stop_reason=_inline(stop_reason, 40),
+            stop_reason=prompt_line(stop_reason, 40),
             rounds=cfg.rounds,
             rounds_held=max((t.round_no for t in history), default=0),
             issues=[_issue_row(i, DEFAULT_LIMITS.max_evidence_chars) for i in ledger.issues],

@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from collab.config import REQUEST_KEYS, SEAT_KEYS, DebateRequest, coerce_field
 from collab.errors import UsageError
 from collab.paths import config_table
+from collab.request import REQUEST_KEYS, SEAT_KEYS, DebateRequest, coerce_field
 
 _ALLOWED = frozenset(REQUEST_KEYS) - {"topic", "role_a", "role_b", "context"}
 

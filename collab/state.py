@@ -7,9 +7,11 @@ from dataclasses import asdict, dataclass, field
 from typing import Literal
 
 from collab import __version__
-from collab.agents import Usage, sum_usage
 from collab.config import DebateConfig
+from collab.errors import UsageError
 from collab.ledger import Ledger, Side, ledger_to_dict, replay
+from collab.replies import Usage, sum_usage
+from collab.store import RunDir
 from collab.turns import AgentMeta, TurnRecord, meta_from_dict
 
 RunStatus = Literal["pending", "running", "done", "interrupted", "failed"]
@@ -163,3 +165,10 @@ class RunState:
                 meta=None if meta is None else meta_from_dict(meta),
             )
         return st
+
+
+def load_state(run_dir: RunDir) -> RunState:
+    try:
+        return RunState.from_dict(run_dir.load())
+    except (KeyError, AssertionError, ValueError, TypeError) as exc:
+        raise UsageError(f"run {run_dir.run_id}: state.json is damaged ({exc!r})") from None

@@ -111,19 +111,6 @@ class RunDir:
         finally:
             fh.close()
 
-    def is_locked(self) -> bool:
-        try:
-            fh = open(self.path / "lock", "a+", encoding="utf-8")  # noqa: SIM115
-        except OSError:
-            return False
-        try:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return True
-        finally:
-            fh.close()
-        return False
-
 
 def list_runs(root: Path | None = None) -> list[dict[str, object]]:
     """Every readable run's state, newest first; unreadable ones are skipped."""

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
-from collab.agents import Usage
 from collab.contract import Contract, contract_from_dict, contract_to_dict
 from collab.ledger import Side
+from collab.replies import Usage
 
 TurnStatus = Literal["ok", "abstain", "timeout", "no-response", "error"]
 

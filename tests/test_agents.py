@@ -8,17 +8,9 @@ from typing import NamedTuple
 
 import pytest
 
-from collab.agents import (
-    BUILTIN,
-    AgentSpec,
-    Usage,
-    build_argv,
-    build_env,
-    command_spec,
-    interpret,
-    load_agents,
-)
+from collab.agents import BUILTIN, AgentSpec, build_argv, build_env, command_spec, load_agents
 from collab.errors import UsageError
+from collab.replies import Usage, interpret
 
 
 def claude_doc(**over: object) -> str:

@@ -11,10 +11,8 @@ from collab.contract import (
     Limits,
     NewPoint,
     StanceUpdate,
-    clean_text,
     contract_from_dict,
     contract_to_dict,
-    format_contract_example,
     parse,
 )
 
@@ -372,17 +370,3 @@ def test_round_trip() -> None:
 def test_from_dict_rejects(bad: object) -> None:
     with pytest.raises(ValueError):
         contract_from_dict(bad)
-
-
-def test_example_is_a_json_block() -> None:
-    text = format_contract_example()
-    assert text.startswith("```json\n") and text.endswith("\n```")
-    assert set(json.loads(text.removeprefix("```json\n").removesuffix("\n```"))) == {
-        "new_points",
-        "stances",
-        "abstain",
-    }
-
-
-def test_clean_text() -> None:
-    assert clean_text("a\x00b\x1b[1;31mc\x1b[0m\u202ed\n\te") == "abcd\n\te"

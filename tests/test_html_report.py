@@ -13,11 +13,11 @@ from typing import NamedTuple
 
 import pytest
 
-from collab.agents import Usage
 from collab.config import AgentChoice, ContextFile, DebateConfig, Role
 from collab.contract import Contract, NewPoint, StanceUpdate
 from collab.html_report import markdown_to_html, prose_html, render_html, render_markdown_report
 from collab.ledger import Side
+from collab.replies import Usage
 from collab.report import fallback_summary
 from collab.state import Judge, RunState
 from collab.turns import AgentMeta, TurnRecord, TurnStatus

@@ -8,19 +8,24 @@ from typing import NamedTuple
 
 import pytest
 
-from collab.config import ContextFile, DebateConfig, Lang, Role
+from collab.config import ContextFile, DebateConfig, Role
 from collab.errors import UsageError
+from collab.lang import Lang, detect_lang, resolve_lang
 from collab.ledger import Issue, Ledger, Side
-from collab.prompts import (
-    JUDGE_SECTIONS,
-    MAX_CONTEXT_CHARS_PER_FILE,
-    Prompts,
-    TemplateError,
-    TurnView,
-    detect_lang,
-    neutralize,
-    resolve_lang,
-)
+from collab.prompts import MAX_CONTEXT_CHARS_PER_FILE, Prompts, TemplateError, TurnView
+from collab.text import for_prompt as neutralize
+
+# The headings the judge is asked for, per language.
+JUDGE_SECTIONS: dict[Lang, tuple[str, ...]] = {
+    "en": (
+        "## TL;DR",
+        "## Agreements",
+        "## Open disagreements",
+        "## Trade-offs",
+        "## Recommended actions",
+    ),
+    "ja": ("## TL;DR", "## 合意点", "## 未解決の対立点", "## トレードオフ", "## 推奨アクション"),
+}
 
 TOPIC = "Should the billing service move from Postgres to DynamoDB?"
 CTX_PATH = "docs/billing-architecture.md"
