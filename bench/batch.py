@@ -11,11 +11,11 @@ With 20 equal debates, parallel 8 cannot beat ceil(20/8) = 3 waves: its best pos
 efficiency is (20/8)/3 = 0.83; that bound is shown next to it.
 
 "slot overhead per debate" = (parallel × wall − serial agent time) / 20: the average time a
-slot spent on anything but agents (child start-up, turn overhead, the batch's 0.2 s
+slot spent on anything but agents (child start-up, turn overhead, the batch's 0.02 s
 scheduler poll, idle slots in the last wave).
 
 Memory (parallel 8, tmux): /proc is sampled every 50 ms; "parent + children" is the peak
-of VmRSS summed over the batch process and its ``collab resume`` children at one instant;
+of VmRSS summed over the batch process and its ``collab.batch.child`` children at one instant;
 per child is each child's VmHWM. The agents run in tmux panes, not under the batch.
 """
 
@@ -29,18 +29,12 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from bench.common import (
-    AgentCall,
-    BenchResult,
-    Ctx,
-    ge,
-    le,
-    median,
-    python_exe,
-    read_agent_log,
-    run_watched,
-    summary,
-)
+from bench.agent import AgentCall, read_agent_log
+from bench.env import Ctx, python_exe
+from bench.inproc import debate_config, new_run
+from bench.procs import run_watched
+from bench.results import BenchResult, ge, le
+from bench.stats import median, summary
 
 NAME = "batch"
 TOPICS = 20
@@ -145,7 +139,7 @@ def run(ctx: Ctx) -> BenchResult:
             implied,
             "s",
             None,
-            f"collab.batch.POLL = {_batch_poll():g} s",
+            f"collab.batch.pool.POLL = {_batch_poll():g} s",
         )
     mem = runs.get("tmux-p8", {}).get("memory")
     if mem:
@@ -262,7 +256,7 @@ def one(
 
 
 def _batch_poll() -> float:
-    from collab.batch import POLL
+    from collab.batch.pool import POLL
 
     return POLL
 
@@ -270,27 +264,13 @@ def _batch_poll() -> float:
 def resume_children(ctx: Ctx, rounds: int, n: int) -> dict[str, Any]:
     """What a batch child costs on its own: ``collab resume ID --json`` of a pending run
     (as ``Batch`` spawns it, in a shared tmux session), with the instant agent."""
-    from collab.agents import load_agents
-    from collab.request import build_config
-    from collab.settings import merge, user_defaults
-    from collab.state import RunState
-    from collab.store import RunDir, new_run_id
-
     env = ctx.env
-    agents = load_agents()
-    cfg = build_config(
-        merge(user_defaults(), topic=_SUBJECTS[0], agent="bench", rounds=rounds, runner="tmux"),
-        agents.keys(),
-    )
+    _, cfg = debate_config(_SUBJECTS[0], "bench", rounds, "tmux")
     first: list[float] = []
     tail: list[float] = []
     walls: list[float] = []
     for i in range(n + 1):  # the first one warms up
-        run_dir = RunDir(new_run_id())
-        while run_dir.path.exists():
-            run_dir = RunDir(new_run_id())
-        run_dir.create()
-        run_dir.save(RunState(run_id=run_dir.run_id, config=cfg, status="pending").to_dict())
+        _, run_dir = new_run(cfg, "pending")
         log = env.new_log("resume-child")
         argv = [python_exe(), "-m", "collab", "resume", run_dir.run_id, "--json"]
         child_env = env.child_env(

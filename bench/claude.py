@@ -12,25 +12,18 @@ median bare call. Skipped, with the reason, when the binary is missing.
 from __future__ import annotations
 
 import os
-import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bench.common import (
-    BenchResult,
-    Ctx,
-    RunnerCall,
-    debater_reply,
-    le,
-    median,
-    percentile,
-    spread,
-    summary,
-    timed_factory,
-)
+from bench.agent import debater_reply
+from bench.env import Ctx
+from bench.inproc import RunnerCall, timed_debate
+from bench.procs import run_cmd
+from bench.results import BenchResult, le, spread
+from bench.stats import median, percentile, summary
 
 if TYPE_CHECKING:
     from collab.ledger import Side
@@ -135,17 +128,7 @@ def run(ctx: Ctx) -> BenchResult:
 
 def _bare(binary: str, prompt: Path, env: dict[str, str], cwd: Path) -> float:
     with prompt.open("rb") as stdin:
-        t0 = time.perf_counter()
-        proc = subprocess.run(
-            [binary, *ARGV_TAIL],
-            stdin=stdin,
-            capture_output=True,
-            env=env,
-            cwd=cwd,
-            timeout=120,
-            check=False,
-        )
-        wall = time.perf_counter() - t0
+        wall, proc = run_cmd([binary, *ARGV_TAIL], env, cwd, timeout=120, stdin=stdin)
     if proc.returncode != 0 or b'"is_error":false' not in proc.stdout.replace(b" ", b""):
         raise RuntimeError(f"bare claude call failed: {proc.stdout[-300:]!r}")
     return wall
@@ -154,7 +137,7 @@ def _bare(binary: str, prompt: Path, env: dict[str, str], cwd: Path) -> float:
 def _sample_prompt() -> str:
     """A round-2 role prompt, as collab would send it."""
     from collab.agents import BUILTIN
-    from collab.contract import parse
+    from collab.contract_parse import parse
     from collab.ledger import Ledger, apply
     from collab.prompts import Prompts, TurnView
     from collab.request import DebateRequest, build_config
@@ -181,14 +164,7 @@ class Pair:
 
 def _debate(env: dict[str, str], between: Callable[[], float]) -> list[Pair]:
     """One debate; ``between`` (a bare call) runs after every turn, outside the timed spans."""
-    from collab.agents import load_agents
     from collab.events import Listener
-    from collab.orchestrator import Orchestrator
-    from collab.request import build_config
-    from collab.runners import runner_factory as _runner_factory
-    from collab.settings import merge, user_defaults
-    from collab.state import RunState
-    from collab.store import RunDir, new_run_id
 
     class Timer(Listener):
         def __init__(self) -> None:
@@ -213,26 +189,11 @@ def _debate(env: dict[str, str], between: Callable[[], float]) -> list[Pair]:
         def judge_finished(self, text: str, fallback: bool) -> None:
             self._finish("judge")
 
-    agents = load_agents()
-    req = merge(user_defaults(), topic=TOPIC, agent="claude", rounds=ROUNDS, runner="tmux")
-    cfg = build_config(req, agents.keys())
-    run_dir = RunDir(new_run_id())
-    while run_dir.path.exists():
-        run_dir = RunDir(new_run_id())
-    run_dir.create()
-    state = RunState(run_id=run_dir.run_id, config=cfg)
-    run_dir.save(state.to_dict())
     calls: list[RunnerCall] = []
     made: list[tuple[float, float]] = []
     timer = Timer()
-    outcome = Orchestrator(
-        state,
-        run_dir,
-        agents=agents,
-        runner_factory=timed_factory(_runner_factory(cfg.runner), calls, made),
-        listener=timer,
-        env=env,
-    ).run()
+    debate = timed_debate(TOPIC, "claude", ROUNDS, "tmux", timer, calls, made, env=env)
+    outcome = debate.run()
     st = outcome.state
     if st.status != "done" or st.judge is None or st.judge.fallback:
         raise RuntimeError(f"claude debate: status {st.status}, error {st.error}")

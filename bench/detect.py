@@ -21,17 +21,10 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from bench.common import (
-    AGENT_SCRIPT,
-    BenchResult,
-    Ctx,
-    le,
-    median,
-    percentile,
-    read_agent_log,
-    spread,
-    summary,
-)
+from bench.agent import AGENT_SCRIPT, read_agent_log
+from bench.env import Ctx
+from bench.results import BenchResult, le, spread
+from bench.stats import median, percentile, summary
 
 NAME = "detect"
 SIM_INTERVAL = 2.0

@@ -27,21 +27,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench.common import (
-    BenchResult,
-    Ctx,
-    RunnerCall,
-    interleave,
-    le,
-    median,
-    percentile,
-    python_exe,
-    read_agent_log,
-    run_watched,
-    spread,
-    summary,
-    timed_factory,
-)
+from bench.agent import read_agent_log
+from bench.env import Ctx, python_exe
+from bench.inproc import RunnerCall, timed_debate
+from bench.procs import run_watched
+from bench.results import BenchResult, le, spread
+from bench.stats import interleave, median, percentile, summary
 
 NAME = "overhead"
 TOPIC = "Should our public API replace server-side sessions with stateless JWTs?"
@@ -212,14 +203,7 @@ def one(ctx: Ctx, variant: str) -> Sample:
 
 
 def inproc(ctx: Ctx, kind: str) -> Sample:
-    from collab.agents import load_agents
     from collab.events import Listener
-    from collab.orchestrator import Orchestrator
-    from collab.request import build_config
-    from collab.runners import runner_factory as _runner_factory
-    from collab.settings import merge, user_defaults
-    from collab.state import RunState
-    from collab.store import RunDir, new_run_id
 
     log = ctx.env.new_log(f"ov-inproc-{kind}")
     os.environ["BENCH_AGENT_LOG"] = str(log)
@@ -230,22 +214,7 @@ def inproc(ctx: Ctx, kind: str) -> Sample:
         ru0 = resource.getrusage(resource.RUSAGE_SELF)
         rc0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.time()
-        agents = load_agents()
-        req = merge(user_defaults(), topic=TOPIC, agent="bench", rounds=ROUNDS, runner=kind)
-        cfg = build_config(req, agents.keys())
-        run_dir = RunDir(new_run_id())
-        while run_dir.path.exists():
-            run_dir = RunDir(new_run_id())
-        run_dir.create()
-        state = RunState(run_id=run_dir.run_id, config=cfg)
-        run_dir.save(state.to_dict())
-        orch = Orchestrator(
-            state,
-            run_dir,
-            agents=agents,
-            runner_factory=timed_factory(_runner_factory(cfg.runner), calls, made, tmux_calls),
-            listener=Listener(),
-        )
+        orch = timed_debate(TOPIC, "bench", ROUNDS, kind, Listener(), calls, made, tmux_calls)
         t_run = time.time()
         outcome = orch.run()
         t1 = time.time()

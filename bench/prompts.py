@@ -4,7 +4,7 @@ Each turn: ~900 characters of prose, two new points (title ~60, evidence 150–4
 characters) and stances on earlier issues: the opponent's two newest points (contest, or
 agree about a third of the time, which resolves them), one older open issue of the
 opponent's (contest, with fresh evidence) every other turn, and now and then a drop of
-one's own stale point. Replies go through ``collab.contract.parse`` and the ledger through
+one's own stale point. Replies go through ``collab.contract_parse.parse`` and the ledger through
 ``collab.ledger.apply``, exactly as in a run.
 
 Reported: the role prompt's size per round (mean of A and B), round 7 / round 2, what the
@@ -20,7 +20,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from bench.common import BenchResult, Ctx, contract_block, le, median, prose, spread, summary
+from bench.agent import contract_block, prose
+from bench.env import Ctx
+from bench.results import BenchResult, le, spread
+from bench.stats import median, summary
 
 if TYPE_CHECKING:
     from collab.config import DebateConfig
@@ -70,7 +73,7 @@ def simulate(
     p: Prompts, cfg: DebateConfig, seed: int, what_if: WhatIf | None = None
 ) -> tuple[list[dict[str, Any]], Ledger, list[TurnView]]:
     """Play 7 rounds; returns per-turn sizes, the final ledger and the history."""
-    from collab.contract import parse
+    from collab.contract_parse import parse
     from collab.ledger import Ledger, apply
     from collab.prompts import TurnView
 

@@ -38,7 +38,8 @@ from pathlib import Path
 from typing import Any
 
 from bench import batch, claude, detect, overhead, prompts, startup
-from bench.common import REPO, RESULTS_DIR, BenchEnv, BenchResult, Ctx, Mode, Row
+from bench.env import REPO, RESULTS_DIR, BenchEnv, Ctx, Mode
+from bench.results import BenchResult, Row
 
 BENCHES: dict[str, Callable[[Ctx], BenchResult]] = {
     "detect": detect.run,

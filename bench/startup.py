@@ -29,19 +29,10 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from bench.common import (
-    REPO,
-    RESULTS_DIR,
-    BenchResult,
-    Ctx,
-    interleave,
-    le,
-    median,
-    python_exe,
-    spread,
-    summary,
-    time_cmd,
-)
+from bench.env import REPO, RESULTS_DIR, Ctx, python_exe
+from bench.procs import output_tail, run_cmd, time_cmd
+from bench.results import BenchResult, le, spread
+from bench.stats import interleave, median, summary
 
 NAME = "startup"
 VENV = RESULTS_DIR / "venv-clean"
@@ -182,18 +173,9 @@ def clean_venv(ctx: Ctx) -> Path:
 
 
 def _pip(vpy: Path, args: list[str], env: dict[str, str]) -> None:
-    res = subprocess.run(
-        [str(vpy), "-m", "pip", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=RESULTS_DIR,
-        timeout=900,
-        check=False,
-    )
+    _, res = run_cmd([str(vpy), "-m", "pip", *args], env, RESULTS_DIR, timeout=900)
     if res.returncode != 0:
-        tail = (res.stderr or res.stdout).strip().splitlines()[-3:]
-        raise RuntimeError(f"pip {' '.join(args[:2])} failed: {' | '.join(tail)}")
+        raise RuntimeError(f"pip {' '.join(args[:2])} failed: {output_tail(res)}")
 
 
 def import_profile(argv: list[str], env: dict[str, str], cwd: Path, n: int) -> dict[str, Any]:

@@ -154,7 +154,7 @@ def test_batch_parallel_tmux_one_session_one_failure(
         assert r["stop_reason"] == "max-rounds" and r["rounds_done"] == 2
         assert (r["open"], r["resolved"], r["dropped"]) == (2, 0, 0)
         assert state["turns"][0]["prose"] == f"A on {tag}."
-        assert state["judge"]["text"] == f"## TL;DR\n- verdict on {tag}"
+        assert state["judge"]["text"].startswith(f"## TL;DR\n- verdict on {tag}\n")
         assert r["cost_usd"] == state["cost_usd"]
     md = (bdir / "index.md").read_text(encoding="utf-8")
     table = [line for line in md.splitlines() if line.startswith("| ") and "run_id" not in line]

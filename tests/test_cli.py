@@ -146,16 +146,25 @@ def test_console_script_help() -> None:
 
 
 def test_no_arguments_shows_help_and_exits_2(cli: Callable[..., Outcome]) -> None:
+    """A usage error: the help goes to stderr, stdout stays empty."""
     res = cli()
     assert res.code == 2
-    assert "Usage: collab" in res.out + res.err
+    assert "Usage: collab" in res.err
+    assert res.out == ""
 
 
-@pytest.mark.parametrize(
-    "argv",
-    [[c, "--help"] for c in COMMANDS] + [["presets", "show", "--help"]],
-    ids=[*COMMANDS, "presets-show"],
+SUBCOMMANDS = (
+    *COMMANDS,
+    "export",
+    "schema",
+    "skill",
+    "presets show",
+    "skill install",
+    "skill show",
 )
+
+
+@pytest.mark.parametrize("argv", [[*c.split(), "--help"] for c in SUBCOMMANDS], ids=SUBCOMMANDS)
 def test_command_help(cli: Callable[..., Outcome], argv: list[str]) -> None:
     res = cli(*argv)
     assert res.code == 0, res
@@ -249,8 +258,9 @@ def test_debate_list_show_json(cli: Callable[..., Outcome], fake_agent: FakeAgen
         (1, "A", "ok"), (1, "B", "ok"), (2, "A", "ok"), (2, "B", "ok"),
     ]  # fmt: skip
     assert doc["turns"][0]["prose"] == "A argues for tokens."
+    skipped = "> Open, but not covered by the Judge's summary: I1 (Stateless), I2 (Stateless)."
     assert doc["judge"] == {
-        "markdown": "## TL;DR\n- the judge's scripted verdict",
+        "markdown": f"## TL;DR\n- the judge's scripted verdict\n\n{skipped}",
         "fallback": False,
     }
     assert doc["ledger"][0]["title"] == "Stateless"
@@ -330,7 +340,7 @@ def test_exit_130_on_ctrl_c_then_resume(fake_agent: FakeAgent, hermetic_env: Pat
     fake_agent.path.write_text(json.dumps({"rules": rules}), encoding="utf-8")
     proc = subprocess.Popen(
         [sys.executable, "-m", "collab", "debate", TOPIC, "--agent", "fake", "--rounds", "2",
-         *FAST],
+         "--opening", "sequential", *FAST],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

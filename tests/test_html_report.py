@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -12,13 +13,14 @@ from pathlib import Path
 from typing import NamedTuple
 
 import pytest
+from markupsafe import escape
 
 from collab.config import AgentChoice, ContextFile, DebateConfig, Role
 from collab.contract import Contract, NewPoint, StanceUpdate
-from collab.html_report import markdown_to_html, prose_html, render_html, render_markdown_report
 from collab.ledger import Side
 from collab.replies import Usage
-from collab.report import fallback_summary
+from collab.report import fallback_summary, render_html, render_markdown_report
+from collab.report.markup import markdown_html, prose_html
 from collab.state import Judge, RunState
 from collab.turns import AgentMeta, TurnRecord, TurnStatus
 
@@ -141,7 +143,7 @@ ALLOWED_TAGS = {
     "html", "head", "meta", "title", "style", "body", "main", "header", "nav", "section",
     "footer", "article", "div", "span", "h1", "h2", "h3", "h4", "h5", "h6", "p", "br", "hr",
     "ul", "ol", "li", "dl", "dt", "dd", "table", "thead", "tbody", "tfoot", "tr", "th", "td",
-    "strong", "em", "del", "code", "pre", "blockquote", "details", "summary", "a",
+    "strong", "em", "s", "del", "code", "pre", "blockquote", "details", "summary", "a",
 }  # fmt: skip
 
 
@@ -165,6 +167,15 @@ def audit(page: str) -> TagAudit:
     return parser
 
 
+def visible(page: str) -> str:
+    return "".join(audit(page).text)
+
+
+def tight(fragment: str) -> str:
+    """Markup with the newlines markdown-it puts between block tags taken out."""
+    return re.sub(r">\s+<", "><", fragment)
+
+
 def test_only_our_tags_and_attributes() -> None:
     page = render_html(make_state())
     parsed = audit(page)
@@ -186,9 +197,10 @@ def test_hostile_text_is_escaped_not_dropped() -> None:
     assert "<script" not in page.lower()
     assert "<img" not in page.lower()
     assert html.escape(SCRIPT) in page
-    assert html.escape(IMG) in page
-    assert TEMPLATE in page  # no template engine ever saw it
-    text = "".join(audit(page).text)
+    assert html.escape(IMG[1:]) in page  # how a quote is written is the serialiser's choice
+    assert str(escape(IMG)) in page  # header fields: Jinja's autoescape
+    assert TEMPLATE in page  # the template engine rendered it as data, not as a template
+    text = visible(page)
     assert SCRIPT in text and IMG in text  # what a reader sees is exactly what was said
     assert "javascript:" not in page.replace("[this](javascript:alert(1))", "")
     assert "Content-Security-Policy" in page and "default-src 'none'" in page
@@ -201,16 +213,17 @@ def test_sections_and_header() -> None:
     for fact in ("2 of 3 planned", "converged-early", "$0.0900", "$0.0200", "sonnet", "codex",
                  "opus", "2026-11-30 10:15:02", "500 in", "250 out"):  # fmt: skip
         assert fact in page, fact
-    assert html.escape(f"notes-{IMG}.md") in page
+    assert str(escape(f"notes-{IMG}.md")) in page
     assert "Judge summary" in page
 
 
 def test_every_turn_is_shown_with_its_moves() -> None:
     st = make_state()
     page = render_html(st)
+    text = visible(page)
     for t in st.turns:
         for line in t.prose.splitlines():
-            assert html.escape(line) in page
+            assert line in text
         assert f"{t.meta.duration:.1f}s" in page
     assert page.count('class="turn a"') == 2 and page.count('class="turn b"') == 2
     assert "Revocation needs a denylist" in page
@@ -227,6 +240,7 @@ def test_final_ledger_and_evolution() -> None:
     assert '<tr class="resolved"><td class="id">I1</td>' in ledger
     assert '<tr class="open"><td class="id">I2</td>' in ledger
     assert '<tr class="dropped"><td class="id">I3</td>' in ledger
+    assert '<td class="by">A</td>' in ledger and '<td class="by">B</td>' in ledger
     evolution = page.split('id="evolution"')[1].split('id="round-1"')[0]
     assert "<th>R1</th><th>R2</th>" in evolution
     row_i3 = evolution.split('<span class="id">I3</span>')[1].split("</tr>")[0]
@@ -236,10 +250,11 @@ def test_final_ledger_and_evolution() -> None:
 
 def test_judge_markdown_is_rendered() -> None:
     page = render_html(make_state())
-    judge = page.split('id="summary"')[1].split('id="ledger"')[0]
+    judge = tight(page.split('id="summary"')[1].split('id="ledger"')[0])
     assert "<h3>TL;DR</h3>" in judge
     assert "<strong>sessions</strong>" in judge and "<code>JWT</code>" in judge
     assert "<th>Option</th>" in judge and '<td class="c">instant revocation</td>' in judge
+    assert '<th class="r">Costs</th>' in judge and '<div class="scroll"><table>' in judge
     assert "<td>JWT | stateless</td>" in judge
     assert '<a href="https://example.com/p99?a=1&amp;b=2"' in judge
     assert "<em>latency</em>" in judge
@@ -257,7 +272,8 @@ def test_fallback_judge_is_labelled() -> None:
     st.judge = Judge(text=fallback_summary(st), fallback=True, meta=None)
     page = render_html(st)
     assert "<h2>Summary (from the ledger)</h2>" in page and "Judge did not answer" in page
-    assert "<td>I2</td><td>🟡 open</td><td>Title &lt;script&gt;" in page
+    # Our summary is rendered without raw HTML: a model's title in it stays visible text.
+    assert "<td>I2</td><td>🟡 open</td><td>Title &lt;script&gt;" in tight(page)
     assert "Summary (from the ledger)" in render_markdown_report(st)
 
 
@@ -273,16 +289,19 @@ class MdCase(NamedTuple):
     markdown: str
     present: tuple[str, ...]
     absent: tuple[str, ...] = ()
+    raw_html: bool = True  # as the Judge's summary is rendered
 
 
 MD_CASES = [
     MdCase("heading-shift", "## Hi", ("<h3>Hi</h3>",)),
+    MdCase("heading-cap", "###### Hi", ("<h6>Hi</h6>",)),
     MdCase("paragraphs", "one\ntwo\n\nthree", ("<p>one\ntwo</p>", "<p>three</p>")),
     MdCase("bullets", "- a\n- b", ("<ul><li>a</li><li>b</li></ul>",)),
-    MdCase("nested", "- a\n  - b\n- c", ("<ul><li>a<ul><li>b</li></ul></li><li>c</li></ul>",)),
+    MdCase("nested", "- a\n  - b\n- c", ("<ul><li>a\n<ul><li>b</li></ul></li><li>c</li></ul>",)),
     MdCase("ordered-start", "3. x\n4. y", ('<ol start="3"><li>x</li><li>y</li></ol>',)),
     MdCase("code-protects-markup", "`**x** <b>`", ("<code>**x** &lt;b&gt;</code>",), ("<strong>",)),
     MdCase("snake-case", "use_the_force", ("use_the_force",), ("<em>",)),
+    MdCase("strikethrough", "~~gone~~", ("<s>gone</s>",)),
     MdCase("fence", "```\n<script>x</script>\n```", ("<pre><code>&lt;script&gt;",), ("<script",)),
     MdCase("quote", "> quoted **x**", ("<blockquote><p>quoted <strong>x</strong></p>",)),
     MdCase("hr", "a\n\n---\n\nb", ("<hr>",)),
@@ -290,38 +309,110 @@ MD_CASES = [
     MdCase(
         "quote-in-url",
         '[x](https://a"onmouseover="alert(1))',
-        ("https://a&quot;onmouseover=&quot;alert",),
+        ('href="https://a%22onmouseover=%22alert(1)"',),
         ('"onmouseover', " onmouseover"),
     ),
+    MdCase("mailto", "[me](mailto:a@b.example)", ('href="mailto:a@b.example"',)),
+    MdCase("relative-link", "[x](../../secrets) [y](#ledger)", (">x</a>",), ("href",)),
+    MdCase("image", "![pixel](https://t.example/p.png)", ("!<a",), ("<img",)),
     MdCase(
         "details",
-        "<details>\n<summary>Rounds **1**</summary>\n\n- r1\n</details>",
-        ("<details><summary>Rounds <strong>1</strong></summary><ul><li>r1</li></ul></details>",),
+        "<details>\n<summary>Rounds 1</summary>\n\n- r1\n</details>",
+        ("<details><summary>Rounds 1</summary><ul><li>r1</li></ul></details>",),
     ),
     MdCase(
         "details-one-line",
         "<details><summary>The rounds</summary>\n\n#### Round 1\n\ntext\n\n</details>",
-        ("<details><summary>The rounds</summary><h5>Round 1</h5>\n<p>text</p></details>",),
+        ("<details><summary>The rounds</summary><h5>Round 1</h5><p>text</p></details>",),
     ),
-    MdCase("unbalanced-details", "<details>\nopen forever", ("&lt;details&gt;",), ("<details>",)),
-    MdCase("attr-details", '<details onclick="x">\n</details>', ("&lt;details onclick",)),
-    MdCase("raw-html", '<img src=x onerror="alert(1)">', ("&lt;img src=x onerror=",), ("<img",)),
+    MdCase("unbalanced-details-closed", "<details>\nopen forever", ("open forever</details>",)),
+    MdCase(
+        "attr-details",
+        '<details open onclick="x">\n</details>',
+        ("<details></details>",),
+        ("onclick", "open"),
+    ),
+    MdCase("raw-html", '<img src=x onerror="alert(1)">', (), ("<img", "onerror")),
+    MdCase(
+        "raw-html-off",
+        '<img src=x onerror="alert(1)"> <details>',
+        ("&lt;img src=x onerror=", "&lt;details&gt;"),
+        ("<img", "<details"),
+        raw_html=False,
+    ),
+    MdCase(
+        "cannot-close-the-page",
+        "a</section></main>\n\n</body>b",
+        ("a",),
+        ("</section", "</main", "</body"),
+    ),
+    MdCase("comment", "<!-- hidden -->shown", (), ("<!--", "hidden")),
     MdCase("bidi-control", "a\u202eb\x1b[31mc", ("abc",)),
     MdCase("table-ragged", "|a|b|\n|-|-|\n|1|", ("<td>1</td><td></td>",)),
+    MdCase(
+        "table-align",
+        "|a|b|c|\n|:-|:-:|-:|\n|1|2|3|",
+        ('<td>1</td><td class="c">2</td><td class="r">3</td>',),
+        ("style",),
+    ),
 ]
 
 
 @pytest.mark.parametrize("case", MD_CASES, ids=[c.test_id for c in MD_CASES])
 def test_markdown_subset(case: MdCase) -> None:
-    out = markdown_to_html(case.markdown, heading_shift=1)
+    out = tight(markdown_html(case.markdown, heading_shift=1, raw_html=case.raw_html))
     for want in case.present:
         assert want in out
     for bad in case.absent:
         assert bad not in out
+    assert out.count("<details") == out.count("</details>")  # a fold never swallows the page
 
 
 def test_prose_keeps_breaks_and_escapes() -> None:
     assert prose_html("a <b>\nb\n\n\nc") == "<p>a &lt;b&gt;<br>\nb</p>\n<p>c</p>"
+    assert prose_html("# Plan\n\n**yes**") == "<h3>Plan</h3>\n<p><strong>yes</strong></p>"
+
+
+HOSTILE_JUDGE = """## TL;DR
+- <script>alert(1)</script> fine
+- <img src=x onerror=alert(1)> and <svg onload=alert(1)></svg>
+- [x](javascript:alert(1)) and [y](JaVaScRiPt:alert(1)) and [z](vbscript:x)
+- <a href="javascript:alert(1)">raw link</a> <a href="data:text/html,<script>x</script>">d</a>
+- <iframe src="https://evil.example"></iframe><form action="https://evil.example"><input></form>
+- <p style="position:fixed" id="ledger" class="pill">styled</p><style>body{display:none}</style>
+
+<details open onclick="alert(1)" ontoggle="alert(1)"><summary onmouseover="x">Rounds</summary>
+
+Inside the fold.
+
+</details>
+"""
+
+
+def test_hostile_judge_summary_renders_inert() -> None:
+    st = make_state(judge=HOSTILE_JUDGE)
+    page = render_html(st)
+    summary = page.split('id="summary"')[1].split('id="ledger"')[0]
+    parsed = audit(f"<section>{summary}")
+    tags = [t for t, _ in parsed.tags]
+    for bad in ("script", "img", "svg", "iframe", "form", "input", "style"):
+        assert bad not in tags, bad
+    for tag, attrs in parsed.tags:
+        for name, value in attrs:
+            assert not name.startswith("on"), (tag, name)
+            assert name not in ("style", "id", "open", "src", "action"), (tag, name)
+            if name == "href":
+                assert value is not None and value.startswith(("https://", "http://")), value
+            if name == "class":
+                assert value in ("scroll", "c", "r"), (tag, value)
+    assert "javascript:" not in " ".join(str(v) for _, attrs in parsed.tags for _, v in attrs)
+    assert "<script" not in page.lower() and "<style>body" not in page
+    # The fold survives as real elements, balanced, the summary inside the details.
+    assert tags.index("details") < tags.index("summary")
+    assert page.count("<details") == page.count("</details>") == 1
+    text = visible(summary)
+    assert "Inside the fold." in text and "styled" in text and "raw link" in text
+    assert audit(page).tags.count(("section", [("id", "ledger")])) == 1  # no forged anchor
 
 
 # -- Markdown report --------------------------------------------------------------------------

@@ -3,14 +3,27 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import pytest
 from jsonschema import Draft202012Validator
 
+from collab import __version__
 from collab.cli import main
-from collab.schemas import SCHEMAS
+from collab.doctor import Check
+from collab.presets import get_preset, load_presets
+from collab.report import (
+    SCHEMAS,
+    doctor_document,
+    error_document,
+    list_document,
+    preset_document,
+    presets_document,
+    skill_document,
+    version_document,
+)
 from tests.conftest import FakeAgent, contract_block
 
 
@@ -109,3 +122,49 @@ def test_doctor_document(capsys: pytest.CaptureFixture[str]) -> None:
     assert code in (0, 3)
     validate(doc)
     assert doc["ok"] is (code == 0)
+
+
+# -- the builders, without the CLI -------------------------------------------------------------
+
+RAW_RUN: dict[str, Any] = {
+    "run_id": "20261130-101502-3fa9c1",
+    "created": "2026-11-30T10:15:02+0000",
+    "config": {"topic": "JWT or sessions?", "preset": "cost-vs-reliability", "rounds": 3},
+    "rounds_done": 2,
+    "status": "done",
+    "stop_reason": "converged-early",
+    "cost_usd": 0.09,
+}
+OK, WARN, FAIL = Check("tmux", "ok", "3.4"), Check("codex", "warn", "old"), Check("x", "fail", "")
+
+
+class DocCase(NamedTuple):
+    test_id: str
+    build: Callable[[], dict[str, object]]
+    want: dict[str, object]
+
+
+DOC_CASES = [
+    DocCase("error", lambda: error_document("usage", "bad topic", 2),
+            {"error": {"kind": "usage", "message": "bad topic"}, "exit_code": 2}),
+    DocCase("list", lambda: list_document([RAW_RUN]), {"runs": [{
+        "run_id": "20261130-101502-3fa9c1", "created": "2026-11-30T10:15:02+0000",
+        "topic": "JWT or sessions?", "preset": "cost-vs-reliability", "rounds_done": 2,
+        "rounds": 3, "status": "done", "stop_reason": "converged-early", "cost_usd": 0.09}]}),
+    DocCase("list-empty", lambda: list_document([]), {"runs": []}),
+    DocCase("presets", lambda: presets_document(load_presets().values()), {}),
+    DocCase("preset", lambda: preset_document(get_preset("cost-vs-reliability")),
+            {"key": "cost-vs-reliability"}),
+    DocCase("doctor-warn-is-ok", lambda: doctor_document([OK, WARN]), {"ok": True}),
+    DocCase("doctor-fail", lambda: doctor_document([OK, FAIL]), {"ok": False}),
+    DocCase("skill", lambda: skill_document("installed", Path("/x/SKILL.md")),
+            {"action": "installed", "path": "/x/SKILL.md"}),
+    DocCase("version", version_document, {"schema": "collab.version/1", "version": __version__}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", DOC_CASES, ids=[c.test_id for c in DOC_CASES])
+def test_builders(case: DocCase) -> None:
+    doc = case.build()
+    validate(doc)
+    assert {k: doc[k] for k in case.want} == case.want

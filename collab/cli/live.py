@@ -1,40 +1,32 @@
-"""Live display of a debate with rich: chatter on stderr, the Judge's summary on stdout."""
+"""A debate as it runs, with rich: chatter on stderr, the Judge's summary on stdout."""
 
 from __future__ import annotations
-
-import re
 
 from rich.console import Console, Group
 from rich.markdown import Markdown
 from rich.panel import Panel
 from rich.rule import Rule
-from rich.table import Table
+from rich.status import Status
 from rich.text import Text
 
+from collab.cli.tables import ledger_table
 from collab.config import DebateConfig
 from collab.events import Listener
 from collab.ledger import Ledger, Side
 from collab.report import fmt_cost
+from collab.state import RunState
+from collab.store import RunDir
+from collab.text import clean
 from collab.turns import TurnRecord
 
 SIDE_STYLE = {"A": ("🔵", "blue"), "B": ("🔴", "red")}
-STATUS_STYLE = {"open": "yellow", "resolved": "green", "dropped": "dim"}
-
-# ESC/CSI/OSC sequences and every other control char but newline and tab.
-_ANSI = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)?|[@-Z\\-_])")
-_CTRL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def clean(text: str) -> str:
-    """Model text never reaches the terminal raw: no escape sequences, no control chars."""
-    return _CTRL.sub("", _ANSI.sub("", text))
 
 
 class RichListener(Listener):
     def __init__(self, err: Console | None = None, out: Console | None = None) -> None:
         self.err = err or Console(stderr=True)
         self.out = out or Console()
-        self._status: object | None = None
+        self._status: Status | None = None
 
     def run_started(
         self, run_id: str, cfg: DebateConfig, runner: str, attach: str | None, resumed: bool
@@ -59,8 +51,11 @@ class RichListener(Listener):
 
     def turn_started(self, round_no: int, side: Side, role_name: str) -> None:
         icon, _ = SIDE_STYLE[side]
+        self._start_status(f"{icon} Role {side} ({clean(role_name)}) is thinking…")
+
+    def _start_status(self, text: str) -> None:
         if self.err.is_terminal:
-            status = self.err.status(f"{icon} Role {side} ({clean(role_name)}) is thinking…")
+            status = self.err.status(text)
             status.start()
             self._status = status
 
@@ -68,7 +63,7 @@ class RichListener(Listener):
         status = self._status
         self._status = None
         if status is not None:
-            status.stop()  # type: ignore[attr-defined]
+            status.stop()
 
     def turn_retry(self, round_no: int, side: Side, reason: str, detail: str) -> None:
         self._stop_status()
@@ -118,10 +113,7 @@ class RichListener(Listener):
 
     def judge_started(self) -> None:
         self.err.print(Rule("Judge", characters="─"))
-        if self.err.is_terminal:
-            status = self.err.status("⚖ the Judge is writing the summary…")
-            status.start()
-            self._status = status
+        self._start_status("⚖ the Judge is writing the summary…")
 
     def judge_finished(self, text: str, fallback: bool) -> None:
         self._stop_status()
@@ -135,24 +127,16 @@ class RichListener(Listener):
             self.out.file.flush()
 
 
-def ledger_table(ledger: Ledger, title: str = "Issue ledger") -> Table:
-    table = Table(title=title, title_justify="left", show_lines=False, expand=False)
-    for col in ("id", "status", "issue", "by", "A's evidence", "B's evidence"):
-        table.add_column(col, overflow="fold")
-    if not ledger.issues:
-        table.add_row("—", "", "no issues yet", "", "", "")
-    for i in ledger.issues:
-        table.add_row(
-            i.id,
-            Text(i.status, style=STATUS_STYLE[i.status]),
-            Text(clean(i.title)),
-            i.raised_by,
-            Text(_short(clean(i.evidence_a))),
-            Text(_short(clean(i.evidence_b))),
+def print_outcome(state: RunState, run_dir: RunDir, err: Console | None = None) -> None:
+    """The last line of a debate on stderr: where it stopped, what it cost, where it is."""
+    err = err or Console(stderr=True)
+    err.print(
+        Text(
+            f"run {state.run_id} · {state.stop_reason} · verdict {state.verdict()} · "
+            f"{state.rounds_done()} rounds · "
+            f"cost {fmt_cost(state.cost_usd())} · saved in {run_dir.path}",
+            style="dim",
         )
-    return table
-
-
-def _short(text: str, limit: int = 90) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    )
+    if state.status == "failed":
+        err.print(Text(f"collab: run failed: {state.error}", style="red"))

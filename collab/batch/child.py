@@ -1,6 +1,6 @@
 """One debate of a batch, as a lean child process: no CLI framework, no terminal UI.
 
-``python -m collab.batch_child RUN_ID`` imports what a run needs and loads its state,
+``python -m collab.batch.child RUN_ID`` imports what a run needs and loads its state,
 then waits for one byte on stdin before it starts. A batch starts the next child while
 the others still run, so its start-up is off the critical path; EOF without that byte
 means "not needed" and the child exits having done nothing. Exit codes are the CLI's.
@@ -20,7 +20,7 @@ from collab.store import RunDir
 
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
-        sys.stderr.write("usage: python -m collab.batch_child RUN_ID\n")
+        sys.stderr.write("usage: python -m collab.batch.child RUN_ID\n")
         return EXIT_USAGE
     try:
         run_dir = RunDir(argv[0])

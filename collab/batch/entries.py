@@ -19,7 +19,7 @@ from collab.request import REQUEST_KEYS, SEAT_KEYS, DebateRequest, build_config,
 
 MAX_ENTRIES = 500
 
-_ALLOWED = frozenset(REQUEST_KEYS) - {"runner", "context_budget"}
+_ALLOWED = frozenset(REQUEST_KEYS) - {"runner", "context_budget", "allow_secrets"}
 
 
 @dataclass(frozen=True)

@@ -1,31 +1,18 @@
-"""A batch's live display: a table row per debate and an overall bar on a terminal,
-plain log lines otherwise, and a summary table at the end."""
+"""A batch as it runs: a row per debate and an overall bar on a terminal, plain log lines
+otherwise, and a summary table at the end."""
 
 from __future__ import annotations
 
 from rich.console import Console, Group
 from rich.live import Live
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 from rich.text import Text
 
 from collab.batch import Batch
 from collab.batch import Progress as RunProgress
+from collab.cli.tables import RUN_STYLE, Cell, Col, FittedTable, batch_table
 from collab.report import fmt_cost
-from collab.ui import clean
-
-STATUS_STYLE = {
-    "pending": "dim",
-    "running": "cyan",
-    "done": "green",
-    "failed": "red",
-    "interrupted": "yellow",
-}
-
-
-def _short(text: str, n: int = 48) -> str:
-    flat = " ".join(clean(text).split())
-    return flat if len(flat) <= n else flat[: n - 1] + "…"
+from collab.text import one_line
 
 
 class BatchView:
@@ -50,7 +37,7 @@ class BatchView:
         finished = sum(1 for p in rows if p.item.exit_code is not None or p.status == "done")
         self.bar.update(self.task, completed=finished)
         if self.live is not None:
-            self.live.update(Group(self._table(rows), self.bar))
+            self.live.update(Group(progress_table(rows), self.bar))
             return
         for p in rows:
             key = (p.status, p.rounds_done)
@@ -58,22 +45,10 @@ class BatchView:
                 self._last[p.item.run_id] = key
                 self.console.print(
                     f"{p.item.run_id}  {p.status:<11} round {p.rounds_done}/{p.rounds}  "
-                    f"{fmt_cost(p.cost)}  {_short(p.item.topic)}",
+                    f"{fmt_cost(p.cost)}  {one_line(p.item.topic, 48)}",
                     markup=False,
                     highlight=False,
                 )
-
-    def _table(self, rows: list[RunProgress]) -> Table:
-        table = Table(expand=False)
-        for col in ("#", "topic", "round", "status", "elapsed", "cost"):
-            table.add_column(col)
-        for n, p in enumerate(rows, 1):
-            table.add_row(
-                str(n), Text(_short(p.item.topic)), f"{p.rounds_done}/{p.rounds}",
-                Text(p.status, style=STATUS_STYLE.get(p.status, "")),
-                f"{p.elapsed:.0f}s", fmt_cost(p.cost),
-            )  # fmt: skip
-        return table
 
     def close(self) -> None:
         if self.live is not None:
@@ -82,20 +57,34 @@ class BatchView:
 
     def summary(self) -> None:
         b = self.batch
-        table = Table(title=f"batch {b.batch_id} · {b.status}", title_justify="left")
-        for col in ("topic", "stop", "rounds", "resolved", "open", "dropped", "cost", "run"):
-            table.add_column(col, overflow="fold")
-        for r in b.summary_rows():
-            cost = r["cost_usd"]
-            table.add_row(
-                Text(_short(str(r["topic"]), 40)),
-                Text(str(r["stop_reason"] or r["status"]),
-                     style=STATUS_STYLE.get(str(r["status"]), "")),
-                f"{r['rounds_done']}/{r['rounds']}", str(r["resolved"]), str(r["open"]),
-                str(r["dropped"]), fmt_cost(float(cost) if isinstance(cost, int | float) else None),
-                str(r["run_id"]),
-            )  # fmt: skip
-        self.console.print(table)
+        self.console.print(batch_table(b.summary_rows(), title=f"batch {b.batch_id} · {b.status}"))
         self.console.print(Text(f"index: {b.path / 'index.md'}", style="dim"))
         if b.status != "done":
             self.console.print(Text(f"resume with: collab resume {b.batch_id}", style="yellow"))
+
+
+_PROGRESS_COLUMNS = (
+    Col("n", "#"),
+    Col("topic", "topic", free=True),
+    Col("round", "round"),
+    Col("status", "status"),
+    Col("elapsed", "elapsed"),
+    Col("cost", "cost"),
+)
+_PROGRESS_LAYOUT = tuple(c.key for c in _PROGRESS_COLUMNS)
+
+
+def progress_table(rows: list[RunProgress]) -> FittedTable:
+    """The live rows: the topic gives way, the rest never wraps."""
+    cells: list[dict[str, Cell]] = [
+        {
+            "n": str(n),
+            "topic": one_line(p.item.topic, 48),
+            "round": f"{p.rounds_done}/{p.rounds}",
+            "status": Text(p.status, style=RUN_STYLE.get(p.status, "")),
+            "elapsed": f"{p.elapsed:.0f}s",
+            "cost": fmt_cost(p.cost),
+        }
+        for n, p in enumerate(rows, 1)
+    ]
+    return FittedTable(_PROGRESS_COLUMNS, (_PROGRESS_LAYOUT,), cells, free_min=12)

@@ -36,6 +36,8 @@ _ISSUE = {
         "round_opened": {"type": "integer", "minimum": 1},
         "round_updated": {"type": "integer", "minimum": 1},
         "dropped_by": {"type": "array", "items": {"enum": ["A", "B"]}},
+        "resolution": {"enum": ["agree", "drop", None]},
+        "reason": {"type": "string"},
     },
     "required": ["id", "title", "raised_by", "status", "evidence_a", "evidence_b"],
 }
@@ -57,6 +59,7 @@ RESULT = _doc(
         "status": _STATUS,
         "stop_reason": _STR_OR_NULL,
         "stop_detail": {"type": "string"},
+        "verdict": {"enum": ["consensus", "partial", "split", "inconclusive"]},
         "error": _STR_OR_NULL,
         "topic": {"type": "string"},
         "preset": {"type": "string"},
@@ -255,6 +258,8 @@ SKILL = _doc(
     ["action", "path"],
 )
 
+VERSION = _doc("collab.version/1", {"version": {"type": "string", "minLength": 1}}, ["version"])
+
 SCHEMAS: dict[str, dict[str, Any]] = {
-    s["title"]: s for s in (RESULT, ERROR, LIST, PRESETS, PRESET, DOCTOR, BATCH, SKILL)
+    s["title"]: s for s in (RESULT, ERROR, LIST, PRESETS, PRESET, DOCTOR, BATCH, SKILL, VERSION)
 }

@@ -1,0 +1,89 @@
+"""The ``collab`` command line: the app wired from one module per group of commands, and
+``main``, which turns every known error into one line (or one JSON document) and an
+exit code.
+
+``run`` debates (debate, batch, resume), ``runs`` reads kept runs (list, show, export),
+``info`` says what collab knows (presets, schema, doctor, skill, --version); ``options``
+holds what they share, ``live``/``batch_view``/``tables`` what they show. rich and typer
+are imported nowhere else in collab.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+
+import typer
+
+from collab.cli import info, run, runs
+from collab.cli.options import echo_json
+from collab.errors import EXIT_INTERRUPTED, EXIT_USAGE, CollabError
+
+try:  # typer >= 0.2x vendors click as typer._click; older typer uses click itself
+    from typer._click import exceptions as click_exc
+except ImportError:  # pragma: no cover
+    from click import exceptions as click_exc  # type: ignore[no-redef,import-not-found,unused-ignore]
+
+DEBATES, RUNS, INFO = "Debates", "Runs", "Setup and reference"
+
+app = typer.Typer(
+    name="collab",
+    help="Autonomous multi-round debates between AI agent CLIs, ended by a neutral Judge.",
+    pretty_exceptions_show_locals=False,
+    add_completion=False,
+    rich_markup_mode="rich",
+)
+app.callback(invoke_without_command=True)(info.root)
+app.command(rich_help_panel=DEBATES)(run.debate)
+app.command(rich_help_panel=DEBATES)(run.batch)
+app.command(rich_help_panel=DEBATES)(run.resume)
+app.command("list", rich_help_panel=RUNS)(runs.list_runs)
+app.command(rich_help_panel=RUNS)(runs.show)
+app.command(rich_help_panel=RUNS)(runs.export)
+app.command(rich_help_panel=INFO)(info.doctor)
+app.command(rich_help_panel=INFO)(info.schema)
+
+presets_app = typer.Typer(help="List the built-in and user presets, or show one.")
+presets_app.callback(invoke_without_command=True)(info.presets_list)
+presets_app.command("show")(info.presets_show)
+app.add_typer(presets_app, name="presets", rich_help_panel=INFO)
+
+skill_app = typer.Typer(help="The Claude Code skill that lets Claude run collab for you.")
+skill_app.command("install")(info.skill_install)
+skill_app.command("show")(info.skill_show)
+app.add_typer(skill_app, name="skill", rich_help_panel=INFO)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Known errors: one line and an exit code. Unknown ones keep their traceback."""
+    args = sys.argv[1:] if argv is None else argv
+    if not args:  # no command: the help, as the usage error it is (on stderr, exit 2)
+        with contextlib.redirect_stdout(sys.stderr):
+            app(args=["--help"], prog_name="collab", standalone_mode=False)
+        sys.exit(EXIT_USAGE)
+    as_json = "--json" in args
+    try:
+        rv = app(args=args, prog_name="collab", standalone_mode=False)
+    except CollabError as exc:
+        _fail(str(exc), exc.exit_code, exc.kind, as_json)
+    except click_exc.ClickException as exc:
+        # Bad usage is one line too; say where the help is instead of printing it.
+        ctx = getattr(exc, "ctx", None)
+        hint = f" (see: {ctx.command_path} --help)" if ctx is not None else ""
+        _fail(exc.format_message() + hint, EXIT_USAGE, "usage", as_json)
+    except (typer.Abort, KeyboardInterrupt):
+        _fail("interrupted", EXIT_INTERRUPTED, "interrupted", as_json)
+    sys.exit(rv if isinstance(rv, int) else 0)
+
+
+def _fail(message: str, code: int, kind: str, as_json: bool) -> None:
+    if as_json:
+        from collab.report import error_document
+
+        echo_json(error_document(kind, message, code))
+    else:
+        from rich.console import Console
+        from rich.text import Text
+
+        Console(stderr=True).print(Text(f"collab: {message}", style="red"), soft_wrap=True)
+    sys.exit(code)

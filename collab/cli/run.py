@@ -1,0 +1,161 @@
+"""The commands that run debates: ``debate``, ``batch`` and ``resume``.
+
+The domain modules load inside the commands, so that ``collab --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from collab.cli import options as o
+from collab.cli.options import echo_json, with_debate_options
+from collab.errors import EXIT_FAILED
+
+if TYPE_CHECKING:
+    from collab.batch import Batch
+    from collab.config import DebateConfig
+    from collab.state import RunState
+    from collab.store import RunDir
+
+Parallel = Annotated[int, typer.Option("--parallel", "-P", metavar="N", help="Debates at once.")]
+
+
+@with_debate_options
+def debate(
+    topic: Annotated[
+        str, typer.Argument(metavar="TOPIC", help='What to debate, e.g. "JWT vs sessions".')
+    ],
+    *,
+    given: dict[str, object],
+    as_json: o.RunJson = False,
+) -> None:
+    """Run a debate between Role A and Role B, then a neutral Judge summary."""
+    from collab.agents import load_agents
+    from collab.request import build_config
+    from collab.settings import merge, user_defaults
+
+    agents = load_agents()
+    req = merge(user_defaults(), topic=topic, **given)
+    cfg = build_config(req, agents.keys())
+    state, run_dir = _start(cfg, as_json=as_json)
+    _finish(state, run_dir, as_json)
+
+
+@with_debate_options
+def batch(
+    topics_file: Annotated[
+        Path,
+        typer.Argument(metavar="TOPICS_FILE", help="Topics: .txt (one per line), .jsonl or .yaml."),
+    ],
+    *,
+    parallel: Parallel = 2,
+    given: dict[str, object],
+    as_json: o.RunJson = False,
+) -> None:
+    """Run a debate per topic in a file, several at once; options are defaults for each entry."""
+    from collab.agents import load_agents
+    from collab.batch import Batch, read_entries
+    from collab.errors import UsageError
+    from collab.preflight import check_prerequisites
+    from collab.settings import merge, user_defaults
+
+    if not 1 <= parallel <= 32:
+        raise UsageError(f"--parallel must be 1–32, got {parallel}")
+    agents = load_agents()
+    defaults = merge(user_defaults(), **given)
+    entries = read_entries(topics_file, defaults, agents.keys())
+    for entry in entries:
+        check_prerequisites(entry.config)
+    b = Batch.create(entries, topics_file, parallel)
+    _run_batch(b, parallel, as_json)
+
+
+def resume(
+    run_id: Annotated[
+        str, typer.Argument(metavar="ID", help="A run id (collab list) or a batch id.")
+    ],
+    *,
+    parallel: Annotated[
+        int | None,
+        typer.Option("--parallel", "-P", metavar="N", help="For a batch: debates at once."),
+    ] = None,
+    as_json: o.Json = False,
+) -> None:
+    """Continue a stopped or crashed run (or batch) at its first turn without a saved result."""
+    from collab.errors import UsageError
+    from collab.preflight import check_prerequisites
+    from collab.state import load_state
+    from collab.store import RunDir
+
+    if run_id.startswith("batch-"):
+        from collab.batch import Batch
+
+        b = Batch.load(run_id)
+        _run_batch(b, parallel or b.parallel, as_json)
+        return
+    run_dir = RunDir(run_id)
+    state = load_state(run_dir)
+    if state.status == "done":
+        raise UsageError(f"run {run_id} is already finished: collab show {run_id}")
+    check_prerequisites(state.config)
+    state = _drive(state, run_dir, as_json=as_json, resumed=True)
+    _finish(state, run_dir, as_json)
+
+
+def _run_batch(b: Batch, parallel: int, as_json: bool) -> None:
+    from collab.cli.batch_view import BatchView
+
+    view = None if as_json else BatchView(b)
+    try:
+        code = b.run(parallel, on_tick=None if view is None else view.tick)
+    finally:
+        if view is not None:
+            view.close()
+    if as_json:
+        echo_json(b.document())
+    elif view is not None:
+        view.summary()
+    if code:
+        raise typer.Exit(code)
+
+
+def _start(cfg: DebateConfig, *, as_json: bool) -> tuple[RunState, RunDir]:
+    from collab.preflight import check_prerequisites
+    from collab.state import RunState
+    from collab.store import RunDir, new_run_id
+
+    check_prerequisites(cfg)
+    run_dir = RunDir(new_run_id())
+    run_dir.create()
+    state = RunState(run_id=run_dir.run_id, config=cfg)
+    run_dir.save(state.to_dict())
+    return _drive(state, run_dir, as_json=as_json, resumed=False), run_dir
+
+
+def _drive(state: RunState, run_dir: RunDir, *, as_json: bool, resumed: bool) -> RunState:
+    from collab.events import Listener
+    from collab.orchestrator import drive
+
+    if as_json:
+        listener = Listener()
+    else:
+        from collab.cli.live import RichListener
+
+        listener = RichListener()
+    return drive(state, run_dir, listener, resumed=resumed)
+
+
+def _finish(state: RunState, run_dir: RunDir, as_json: bool) -> None:
+    if as_json:
+        from collab.report import result_document
+
+        echo_json(result_document(state, run_dir))
+    else:
+        from collab.cli.live import print_outcome
+
+        print_outcome(state, run_dir)
+    if state.status == "failed":
+        raise typer.Exit(EXIT_FAILED)

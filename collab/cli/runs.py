@@ -1,0 +1,104 @@
+"""The commands that read the runs collab kept: ``list``, ``show`` and ``export``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from collab.cli import options as o
+from collab.cli.options import echo_json
+
+RunId = Annotated[str, typer.Argument(metavar="ID", help="The run id (collab list).")]
+
+
+def list_runs(as_json: o.Json = False) -> None:
+    """List runs, newest first."""
+    from rich.console import Console
+
+    from collab.report import list_document, run_row
+    from collab.store import list_runs as stored_runs
+
+    runs = stored_runs()
+    if as_json:
+        echo_json(list_document(runs))
+        return
+    if not runs:
+        Console(stderr=True).print('no runs yet: collab debate "TOPIC"')
+        return
+    from collab.cli.tables import runs_table
+
+    Console().print(runs_table([run_row(r) for r in runs]))
+
+
+def show(
+    run_id: RunId,
+    *,
+    fmt: Annotated[
+        str, typer.Option("--format", "-f", metavar="FORMAT", help="md, json or html.")
+    ] = "md",
+    as_json: o.Json = False,
+) -> None:
+    """Show a run: transcript, ledger and judge summary."""
+    from collab.text import clean
+
+    kind = "json" if as_json else fmt
+    text = _render_run(run_id, kind)
+    # Stored model text reaches a terminal here: no raw escapes (JSON escapes them itself).
+    sys.stdout.write(text if kind == "json" else clean(text))
+
+
+def export(
+    run_id: RunId,
+    *,
+    output: Annotated[
+        Path,
+        typer.Option("--output", "-o", metavar="PATH", help="File to write: .html, .md or .json."),
+    ],
+    fmt: Annotated[
+        str | None,
+        typer.Option(
+            "--format",
+            "-f",
+            metavar="FORMAT",
+            help="html, md or json [dim]\\[default: from the -o suffix][/dim]",
+        ),
+    ] = None,
+) -> None:
+    """Write a run's report to a file (one self-contained HTML page, Markdown or JSON)."""
+    from collab.errors import UsageError
+    from collab.store import atomic_write
+
+    kind = fmt or {".html": "html", ".htm": "html", ".md": "md", ".json": "json"}.get(
+        output.suffix.lower(), ""
+    )
+    if not kind:
+        raise UsageError(f"cannot tell the format from {output.name!r}; pass --format")
+    text = _render_run(run_id, kind)
+    if output.is_dir():
+        raise UsageError(f"{output} is a directory")
+    try:
+        atomic_write(output, text)
+    except OSError as exc:
+        raise UsageError(f"cannot write {output}: {exc.strerror}") from None
+    sys.stderr.write(f"wrote {output}\n")
+
+
+def _render_run(run_id: str, fmt: str) -> str:
+    from collab.errors import UsageError
+    from collab.report import render_html, render_markdown_report, result_document
+    from collab.state import load_state
+    from collab.store import RunDir
+
+    if fmt not in ("md", "json", "html"):
+        raise UsageError(f"--format must be md, json or html, got {fmt!r}")
+    run_dir = RunDir(run_id)
+    state = load_state(run_dir)
+    if fmt == "json":
+        return json.dumps(result_document(state, run_dir), ensure_ascii=False, indent=2) + "\n"
+    if fmt == "html":
+        return render_html(state)
+    return render_markdown_report(state)

@@ -1,0 +1,144 @@
+"""The JSON documents ``--json`` prints: one per command, each named and versioned by its
+``schema`` value (see :mod:`collab.report.schemas`). Built here so the CLI only prints them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from collab import __version__
+from collab.doctor import Check, exit_code
+from collab.ledger import counts, ledger_to_dict
+from collab.presets import Preset
+from collab.state import RunState
+from collab.store import RunDir
+
+RESULT_SCHEMA = "collab.result/1"
+
+
+def result_document(state: RunState, run_dir: RunDir) -> dict[str, object]:
+    """The one JSON document ``--json`` prints for a run: stable, versioned by ``schema``."""
+    cfg = state.config
+    ledger = state.ledger()
+    paths = {"run_dir": str(run_dir.path), "state": str(run_dir.state_path)}
+    for key, name in (
+        ("transcript", "transcript.md"),
+        ("judge", "judge.md"),
+        ("html", "report.html"),
+    ):
+        p = run_dir.path / name
+        if p.exists():
+            paths[key] = str(p)
+    tokens = state.tokens()
+    return {
+        "schema": RESULT_SCHEMA,
+        "run_id": state.run_id,
+        "status": state.status,
+        "stop_reason": state.stop_reason,
+        "stop_detail": state.stop_detail,
+        "verdict": state.verdict(),
+        "error": state.error,
+        "topic": cfg.topic,
+        "preset": cfg.preset,
+        "roles": {
+            "A": {"name": cfg.role_a.name, "agent": cfg.agent_a.agent, "model": cfg.agent_a.model},
+            "B": {"name": cfg.role_b.name, "agent": cfg.agent_b.agent, "model": cfg.agent_b.model},
+            "judge": {"agent": cfg.judge.agent, "model": cfg.judge.model},
+        },
+        "rounds": {"done": state.rounds_done(), "planned": cfg.rounds},
+        "ledger": ledger_to_dict(ledger),
+        "counts": counts(ledger),
+        "turns": [
+            {
+                "round": t.round_no,
+                "side": t.side,
+                "status": t.status,
+                "prose": t.prose,
+                "cost_usd": t.cost_usd,
+                "duration_s": t.meta.duration,
+                "warnings": list(t.warnings),
+            }
+            for t in state.turns
+        ],
+        "judge": None
+        if state.judge is None
+        else {"markdown": state.judge.text, "fallback": state.judge.fallback},
+        "cost_usd": state.cost_usd(),
+        "cost_usd_by_role": {"A": state.cost_usd("A"), "B": state.cost_usd("B")},
+        "tokens": {
+            "input": tokens.input_tokens,
+            "output": tokens.output_tokens,
+            "cache_read": tokens.cache_read_tokens,
+            "cache_write": tokens.cache_write_tokens,
+        },
+        "paths": paths,
+        "resume": None if state.status == "done" else f"collab resume {state.run_id}",
+    }
+
+
+def error_document(kind: str, message: str, exit_code: int) -> dict[str, object]:
+    return {
+        "schema": "collab.error/1",
+        "error": {"kind": kind, "message": message},
+        "exit_code": exit_code,
+    }
+
+
+def run_row(raw: Mapping[str, Any]) -> dict[str, object]:
+    """One run of ``collab list``, from its raw state as :func:`collab.store.list_runs` reads it."""
+    cfg = raw.get("config") or {}
+    return {
+        "run_id": raw.get("run_id"),
+        "created": raw.get("created"),
+        "topic": cfg.get("topic"),
+        "preset": cfg.get("preset"),
+        "rounds_done": raw.get("rounds_done", 0),
+        "rounds": cfg.get("rounds"),
+        "status": raw.get("status"),
+        "stop_reason": raw.get("stop_reason"),
+        "cost_usd": raw.get("cost_usd"),
+    }
+
+
+def list_document(raws: Sequence[Mapping[str, Any]]) -> dict[str, object]:
+    return {"schema": "collab.list/1", "runs": [run_row(r) for r in raws]}
+
+
+def presets_document(presets: Iterable[Preset]) -> dict[str, object]:
+    return {
+        "schema": "collab.presets/1",
+        "presets": [
+            {"key": p.key, "title": p.title, "summary": p.summary,
+             "role_a": p.role_a.name, "role_b": p.role_b.name, "source": p.source}
+            for p in presets
+        ],
+    }  # fmt: skip
+
+
+def preset_document(p: Preset) -> dict[str, object]:
+    return {
+        "schema": "collab.preset/1", "key": p.key, "title": p.title, "summary": p.summary,
+        "role_a": {"name": p.role_a.name, "description": p.role_a.description},
+        "role_b": {"name": p.role_b.name, "description": p.role_b.description},
+        "source": p.source,
+    }  # fmt: skip
+
+
+def doctor_document(checks: Sequence[Check]) -> dict[str, object]:
+    """``ok`` is what the exit code says: no check failed (warnings do not count)."""
+    return {
+        "schema": "collab.doctor/1",
+        "ok": exit_code(list(checks)) == 0,
+        "checks": [
+            {"name": c.name, "level": c.level, "detail": c.detail, "fix": c.fix} for c in checks
+        ],
+    }
+
+
+def skill_document(action: str, path: Path) -> dict[str, object]:
+    return {"schema": "collab.skill/1", "action": action, "path": str(path)}
+
+
+def version_document() -> dict[str, object]:
+    return {"schema": "collab.version/1", "version": __version__}

@@ -1,0 +1,180 @@
+"""A run as one self-contained HTML page: templates/report.html.j2 with report.css inlined.
+
+Every string in a RunState came from a user or a model. The Jinja environment escapes by
+default (``autoescape``) and its ``finalize`` hook passes every interpolated string through
+:func:`collab.text.clean` first, so no template line has to remember either. The only
+unescaped values are :class:`~markupsafe.Markup`: our CSS, our macros, and what
+:mod:`collab.report.markup` returns (sanitised by nh3; see there). The page carries a
+Content-Security-Policy that allows no script and no network, as a second wall.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from importlib.resources import files
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup
+
+from collab import __version__
+from collab.ledger import Issue, Ledger, Status, counts, get
+from collab.report.format import fmt_cost, judge_title, tokens_line
+from collab.report.markup import markdown_html, prose_html
+from collab.state import Angle, RunState
+from collab.text import clean
+from collab.turns import TurnRecord
+
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'none'"
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One issue in one round's ledger: absent (``status`` None), or its status and a mark."""
+
+    status: Status | None
+    mark: str = ""
+
+
+@dataclass(frozen=True)
+class MatrixRow:
+    issue: Issue
+    cells: tuple[Cell, ...]
+
+
+@dataclass(frozen=True)
+class Matrix:
+    columns: tuple[str, ...]
+    rows: tuple[MatrixRow, ...]
+    totals: tuple[dict[Status, int], ...]
+
+
+@dataclass(frozen=True)
+class TurnView:
+    turn: TurnRecord
+    meta: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Round:
+    number: int
+    turns: tuple[TurnView, ...]
+    angle: Angle | None
+    angle_ids: str
+
+
+def _finalize(value: object) -> object:
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return clean(value)
+    return value
+
+
+@cache
+def _env() -> Environment:
+    env = Environment(
+        loader=PackageLoader("collab.report", "templates"),
+        autoescape=True,
+        undefined=StrictUndefined,
+        finalize=_finalize,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["cost"] = fmt_cost
+    env.filters["clean"] = clean
+    env.filters["prose"] = prose_html
+    return env
+
+
+@cache
+def _css() -> Markup:
+    """Our own stylesheet, shipped beside the template and inlined: one file, no fetch."""
+    path = files("collab.report") / "templates" / "report.css"
+    return Markup(path.read_text(encoding="utf-8").strip())
+
+
+def _matrix(state: RunState) -> Matrix | None:
+    """Issue × round: when each issue appeared and how its status moved."""
+    final = state.ledger()
+    columns: list[tuple[str, Ledger]] = [
+        (f"R{n}", lg) for n, lg in enumerate(state.round_ledgers(), 1)
+    ]
+    if any(t.round_no > state.rounds_done() for t in state.turns):
+        columns.append(("now", final))
+    if not final.issues or not columns:
+        return None
+    rows = []
+    for issue in final.issues:
+        cells: list[Cell] = []
+        prev: Status | None = None
+        for _, lg in columns:
+            now = get(lg, issue.id)
+            if now is None:
+                cells.append(Cell(None))
+                continue
+            mark = "new" if prev is None else ("changed" if now.status != prev else "")
+            cells.append(Cell(now.status, mark))
+            prev = now.status
+        rows.append(MatrixRow(issue, tuple(cells)))
+    return Matrix(
+        columns=tuple(name for name, _ in columns),
+        rows=tuple(rows),
+        totals=tuple(counts(lg) for _, lg in columns),
+    )
+
+
+def _turn_view(t: TurnRecord) -> TurnView:
+    meta = [f"{t.meta.duration:.1f}s", fmt_cost(t.cost_usd)]
+    if t.meta.attempts > 1:
+        meta.append(f"{t.meta.attempts} attempts")
+    if t.reask is not None:
+        meta.append("re-asked for the json block")
+    return TurnView(t, tuple(meta))
+
+
+def _rounds(state: RunState) -> list[Round]:
+    out = []
+    for r in sorted({t.round_no for t in state.turns}):
+        angle = state.angle if state.angle is not None and state.angle.round_no == r else None
+        out.append(
+            Round(
+                number=r,
+                turns=tuple(_turn_view(t) for t in state.turns if t.round_no == r),
+                angle=angle,
+                angle_ids="" if angle is None else ", ".join(angle.issue_ids),
+            )
+        )
+    return out
+
+
+def render_html(state: RunState) -> str:
+    cfg = state.config
+    judge = state.judge
+    rounds = _rounds(state)
+    nav = [("summary", "Summary"), ("ledger", "Ledger"), ("evolution", "Evolution")]
+    nav += [(f"round-{r.number}", f"Round {r.number}") for r in rounds]
+    # A fallback summary is ours, written from the ledger: no raw HTML is needed in it.
+    summary = (
+        None
+        if judge is None
+        else markdown_html(judge.text, heading_shift=1, raw_html=not judge.fallback)
+    )
+    ledger = state.ledger()
+    template = _env().get_template("report.html.j2")
+    return template.render(
+        css=_css(),
+        csp=Markup(CSP),  # ours, and a quote-free constant
+        version=__version__,
+        state=state,
+        cfg=cfg,
+        lang="ja" if cfg.lang == "ja" else "en",
+        nav=nav,
+        judge_title=judge_title(state),
+        judge_cost=None if judge is None or judge.meta is None else judge.meta.cost_usd,
+        summary=summary,
+        tokens=tokens_line(state),
+        ledger=ledger,
+        ledger_counts=counts(ledger),
+        matrix=_matrix(state),
+        rounds=rounds,
+    )

@@ -1,0 +1,229 @@
+"""Markdown people keep: the transcript, the judge summary, our own ledger summary, and the
+HTML page's outline (``collab show``).
+
+The transcript is chronological; the outline follows the page (summary, ledger, evolution,
+then the rounds). Both are built from the same per-turn pieces.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from itertools import groupby
+
+from collab.ledger import Issue, counts, get
+from collab.report.format import fmt_cost, judge_title, tokens_line
+from collab.report.markup import demote_headings
+from collab.state import RunState
+from collab.text import md_cell
+from collab.turns import TurnRecord
+
+STATUS_MARK = {"open": "🟡 open", "resolved": "🟢 resolved", "dropped": "⚪ dropped"}
+ICON = {"A": "🔵", "B": "🔴"}
+
+
+def ledger_table(issues: tuple[Issue, ...]) -> str:
+    if not issues:
+        return "_No issues were raised._\n"
+    lines = [
+        "| id | status | issue | raised by | evidence A | evidence B |",
+        "|---|---|---|---|---|---|",
+    ]
+    for i in issues:
+        lines.append(
+            f"| {i.id} | {STATUS_MARK[i.status]} | {md_cell(i.title, 160)} | {i.raised_by} "
+            f"| {md_cell(i.evidence_a, 160)} | {md_cell(i.evidence_b, 160)} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def fallback_summary(state: RunState) -> str:
+    """Written by us from the ledger when the judge cannot answer: the outcome is never lost."""
+    cfg = state.config
+    ledger = state.ledger()
+    c = counts(ledger)
+    a, b = cfg.role_a.name, cfg.role_b.name
+    resolved = [i for i in ledger.issues if i.status == "resolved"]
+    open_ = [i for i in ledger.issues if i.status == "open"]
+    dropped = [i for i in ledger.issues if i.status == "dropped"]
+    out = [
+        "> Summary written by collab from the issue ledger: the Judge did not answer.",
+        "",
+        "## TL;DR",
+        f"- {len(ledger.issues)} issues raised over {state.rounds_done()} rounds: "
+        f"{c['resolved']} resolved, {c['open']} still open, {c['dropped']} dropped.",
+        f"- Stopped: {state.stop_reason or 'unknown'} — {state.stop_detail or ''}".rstrip(" —"),
+        f"- Verdict (from the ledger): {state.verdict()}",
+        "",
+        "## Agreements",
+    ]
+    out += [f"- **{i.id} {i.title}**" for i in resolved] or ["- none recorded"]
+    out += ["", "## Open disagreements"]
+    for i in open_:
+        out.append(f"- **{i.id} {i.title}** (raised by {i.raised_by})")
+        out.append(f"  - {a}: {md_cell(i.evidence_a, 400) or '—'}")
+        out.append(f"  - {b}: {md_cell(i.evidence_b, 400) or '—'}")
+    if not open_:
+        out.append("- none")
+    out += ["", "## Trade-offs", "", ledger_table(ledger.issues)]
+    out += ["## Recommended actions"]
+    if open_:
+        out += [f"- Settle {i.id} ({md_cell(i.title, 80)}) with the evidence both sides named."
+                for i in open_]  # fmt: skip
+    else:
+        out.append("- Act on the agreements above.")
+    if dropped:
+        out += ["", "Dropped: " + ", ".join(f"{i.id} {i.title}" for i in dropped)]
+    return "\n".join(out) + "\n"
+
+
+# -- shared pieces ---------------------------------------------------------------------------
+
+
+def _title(state: RunState) -> str:
+    return f"# Debate: {state.config.topic}"
+
+
+def _cost(state: RunState) -> str:
+    return (
+        f"Cost: {fmt_cost(state.cost_usd())} (A {fmt_cost(state.cost_usd('A'))}, "
+        f"B {fmt_cost(state.cost_usd('B'))})"
+    )
+
+
+def _turn_heading(t: TurnRecord) -> str:
+    return (
+        f"Role {t.side} ({t.role_name}) · {t.status} · {t.meta.duration:.1f}s · "
+        f"{fmt_cost(t.cost_usd)}"
+    )
+
+
+def _points(t: TurnRecord) -> list[str]:
+    """The turn's moves on the ledger, one list item each."""
+    if t.contract is None:
+        return []
+    return [f"- new point: **{p.title}** — {p.evidence}" for p in t.contract.new_points] + [
+        f"- {s.stance} {s.id}: {s.evidence}" for s in t.contract.stances
+    ]
+
+
+def _warnings(t: TurnRecord) -> list[str]:
+    return [f"- ⚠ {w}" for w in t.warnings]
+
+
+def _by_round(
+    turns: Iterable[TurnRecord],
+    heading: Callable[[int], list[str]],
+    body: Callable[[TurnRecord], list[str]],
+) -> list[str]:
+    out: list[str] = []
+    for round_no, group in groupby(turns, key=lambda t: t.round_no):
+        out += heading(round_no)
+        for t in group:
+            out += body(t)
+    return out
+
+
+# -- the transcript --------------------------------------------------------------------------
+
+
+def _agent(name: str, model: str | None) -> str:
+    return f"{name} ({model})" if model else name
+
+
+def _transcript_turn(t: TurnRecord) -> list[str]:
+    out = ["", f"### {ICON[t.side]} {_turn_heading(t)}", "", t.prose]
+    if points := _points(t):
+        out += ["", *points]
+    return out + _warnings(t)
+
+
+def transcript_md(state: RunState) -> str:
+    cfg = state.config
+    out = [
+        _title(state),
+        "",
+        f"- Run: `{state.run_id}` · created {state.created}",
+        f"- Preset: {cfg.preset} · rounds {state.rounds_done()}/{cfg.rounds} · language {cfg.lang}",
+        f"- 🔵 Role A: **{cfg.role_a.name}** — {cfg.role_a.description}",
+        f"- 🔴 Role B: **{cfg.role_b.name}** — {cfg.role_b.description}",
+        f"- Agents: A {_agent(cfg.agent_a.agent, cfg.agent_a.model)}, "
+        f"B {_agent(cfg.agent_b.agent, cfg.agent_b.model)}, "
+        f"judge {_agent(cfg.judge.agent, cfg.judge.model)}",
+        f"- Stop: {state.stop_reason or '—'} — {state.stop_detail} · verdict: {state.verdict()}",
+        f"- {_cost(state)}",
+    ]
+    if cfg.contexts:
+        out.append("- Context: " + ", ".join(f"`{c.path}`" for c in cfg.contexts))
+    out += _by_round(state.turns, lambda r: ["", f"## Round {r}"], _transcript_turn)
+    if state.angle is not None:
+        out += ["", f"_New angle injected before round {state.angle.round_no}: {state.angle.text}_"]
+    out += ["", "## Final ledger", "", ledger_table(state.ledger().issues)]
+    if state.judge is not None:
+        title = "Summary (from the ledger)" if state.judge.fallback else "Judge"
+        out += [f"## {title}", "", state.judge.text.strip(), ""]
+    return "\n".join(out)
+
+
+def judge_md(state: RunState) -> str:
+    """The Judge's summary, then every round folded away in ``<details>``."""
+    if state.judge is None:
+        raise ValueError(f"run {state.run_id} has no judge summary")
+    out = [state.judge.text.strip(), "", "<details><summary>The rounds</summary>", ""]
+    for t in state.turns:
+        heading = f"Round {t.round_no} · {ICON[t.side]} Role {t.side} ({t.role_name})"
+        out += [f"#### {heading}", "", t.prose, ""]
+    out += ["</details>", ""]
+    return "\n".join(out)
+
+
+# -- the page's outline ----------------------------------------------------------------------
+
+
+def _seat(agent: str, model: str | None) -> str:
+    return f"{agent} · {model}" if model else agent
+
+
+def _outline_turn(t: TurnRecord) -> list[str]:
+    moves = _points(t) + _warnings(t)
+    return [f"### {_turn_heading(t)}", "", t.prose, "", *moves] + ([""] if moves else [])
+
+
+def render_markdown_report(state: RunState) -> str:
+    """The HTML page's outline as Markdown (the transcript keeps the chronological view)."""
+    cfg = state.config
+    ledger = state.ledger()
+    out = [
+        _title(state),
+        "",
+        f"- Run `{state.run_id}` · {state.status} · preset {cfg.preset} · created {state.created}",
+        *(
+            f"- Role {r.side}: **{r.name}** ({_seat(a.agent, a.model)}) — {r.description}"
+            for r, a in ((cfg.role_a, cfg.agent_a), (cfg.role_b, cfg.agent_b))
+        ),
+        f"- Judge: {_seat(cfg.judge.agent, cfg.judge.model)}",
+        f"- Rounds: {state.rounds_done()} of {cfg.rounds} · stopped: {state.stop_reason or '—'}"
+        + (f" — {state.stop_detail}" if state.stop_detail else "")
+        + f" · verdict: {state.verdict()}",
+        f"- {_cost(state)} · tokens: {tokens_line(state)}",
+    ]
+    if state.error:
+        out.append(f"- Error: {state.error}")
+    judge = (
+        "_No judge summary yet._"
+        if state.judge is None
+        else demote_headings(state.judge.text.strip())
+    )
+    out += ["", f"## {judge_title(state)}", "", judge, "", "## Final ledger", ""]
+    out.append(ledger_table(ledger.issues))
+    lgs = state.round_ledgers()
+    if ledger.issues and lgs:
+        rounds = " | ".join(f"R{n}" for n in range(1, len(lgs) + 1))
+        out += ["## Ledger evolution", "", f"| issue | {rounds} |", "|---|" + "---|" * len(lgs)]
+        for issue in ledger.issues:
+            cells = " | ".join(i.status if (i := get(lg, issue.id)) else "·" for lg in lgs)
+            out.append(f"| {issue.id} {md_cell(issue.title)} | {cells} |")
+        out.append("")
+    out += _by_round(state.turns, lambda r: [f"## Round {r}", ""], _outline_turn)
+    if state.warnings:
+        out += ["## Warnings", "", *(f"- {w}" for w in state.warnings), ""]
+    return "\n".join(out).rstrip() + "\n"
