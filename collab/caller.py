@@ -6,16 +6,27 @@ exit 0 with an empty reply → 1 retry → "(no response)". Never raises for a f
 
 from __future__ import annotations
 
+import copy
 import os
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from collab.agents import AgentSpec, build_argv, build_env, resolve_binary, spec_for
+from collab.agents import (
+    AgentSetup,
+    AgentSpec,
+    ToolSet,
+    build_argv,
+    build_env,
+    resolve_binary,
+    spec_for,
+)
 from collab.config import AgentChoice
 from collab.errors import PrerequisiteError
 from collab.replies import AgentReply, Usage, interpret, sum_usage
-from collab.runners.base import Runner, TurnJob
+from collab.runners.base import OutputHook, Runner, TurnCancelled, TurnJob
 from collab.runners.turnfiles import TurnDir
+from collab.streams import decoder_for
 from collab.turns import AgentMeta, TurnStatus
 
 MAX_ATTEMPTS = 2
@@ -24,11 +35,16 @@ MAX_ATTEMPTS = 2
 RetryHook = Callable[[str, str], None]
 
 
+# Called while a turn runs with the reply text it added (possibly "") and the elapsed time.
+TextHook = Callable[[str, float], None]
+
+
 @dataclass(frozen=True)
 class CallResult:
     status: TurnStatus  # ok | timeout | no-response | error
     reply: AgentReply
     meta: AgentMeta
+    step: str = ""  # the last attempt's step id (its files in the turn dir)
 
 
 class AgentCaller:
@@ -38,12 +54,22 @@ class AgentCaller:
         tdir: TurnDir,
         agents: Mapping[str, AgentSpec],
         base_env: Mapping[str, str] | None = None,
+        setup: AgentSetup = "lean",
+        cancel: threading.Event | None = None,
     ) -> None:
         self.runner = runner
+        self.setup: AgentSetup = setup
+        self.cancel = cancel
         self.tdir = tdir
         self.agents = agents
         self.base_env = dict(os.environ if base_env is None else base_env)
         self._binaries: dict[str, str] = {}
+
+    def with_runner(self, runner: Runner) -> AgentCaller:
+        """The same caller on another runner (a turn running at the same time)."""
+        other = copy.copy(self)
+        other.runner = runner
+        return other
 
     def binary(self, spec: AgentSpec) -> str:
         if spec.name not in self._binaries:
@@ -58,7 +84,14 @@ class AgentCaller:
         timeout: float,
         on_retry: RetryHook | None = None,
         attempts: int = MAX_ATTEMPTS,
+        *,
+        title: str = "",
+        tools: ToolSet = "none",
+        on_text: TextHook | None = None,
+        text_limit: int | None = None,
     ) -> CallResult:
+        """One turn: up to ``attempts`` calls. ``on_text`` gets the reply as it is written
+        (decoded from the agent's stream, capped at ``text_limit``) and the elapsed time."""
         spec = spec_for(choice.agent, choice.command, self.agents)
         binary = self.binary(spec)
         env = tuple(sorted(build_env(spec, self.base_env).items()))
@@ -70,9 +103,13 @@ class AgentCaller:
         costs: list[float] = []
         usages: list[Usage] = []
         n = 0
+        sid = step
         for n in range(1, attempts + 1):
             sid = f"{step}-{n}"
-            argv = build_argv(spec, binary, choice.model, self.tdir.prompt_path(sid))
+            argv = build_argv(
+                spec, binary, choice.model, self.tdir.prompt_path(sid),
+                setup=self.setup, tools=tools, timeout=timeout, env=self.base_env,
+            )  # fmt: skip
             job = TurnJob(
                 step=sid,
                 argv=tuple(argv),
@@ -80,6 +117,9 @@ class AgentCaller:
                 prompt=prompt,
                 stdin_prompt=spec.prompt == "stdin",
                 timeout=timeout,
+                title=title if n == 1 else f"{title} (attempt {n})",
+                output=spec.output,
+                on_output=_text_hook(spec.output, on_text, text_limit, self.cancel),
             )
             result = self.runner.run(job)
             total += result.duration
@@ -90,10 +130,12 @@ class AgentCaller:
                 reply = AgentReply(ok=False, text="", error=f"no reply within {timeout:g}s")
             else:
                 reply = interpret(spec, result.exit_code or 0, result.stdout, result.stderr)
-                if not reply.ok and any(m in (reply.error or "") for m in spec.login_failures):
-                    # No retry can mend a missing login: stop the run, keep it resumable.
+                if not reply.ok and _login_failed(spec, reply):
+                    # No retry can mend a lost login: stop the run, keep it resumable.
+                    self.tdir.write_summary(sid, "login failed: the run stops here")
                     raise PrerequisiteError(
-                        f"{spec.name} is not logged in", hint=spec.login_hint or None
+                        f"{spec.name} login failed: {_first_line(reply.error)}",
+                        hint=spec.login_hint or None,
                     )
                 if reply.cost_usd is not None:
                     costs.append(reply.cost_usd)
@@ -103,8 +145,10 @@ class AgentCaller:
                     status = "ok"
                     break
                 status = "no-response" if reply.empty else "error"
-            if on_retry is not None and n < attempts:
-                on_retry(status, reply.error or "")
+            if n < attempts:
+                self.tdir.write_summary(sid, f"{status}: {_first_line(reply.error)} · retrying")
+                if on_retry is not None:
+                    on_retry(status, reply.error or "")
         meta = AgentMeta(
             agent=choice.agent,
             model=choice.model,
@@ -117,4 +161,34 @@ class AgentCaller:
             error=None if status == "ok" else reply.error,
             pane_restarts=restarts,
         )
-        return CallResult(status=status, reply=reply, meta=meta)
+        return CallResult(status=status, reply=reply, meta=meta, step=sid)
+
+    def summarize(self, result: CallResult, text: str) -> None:
+        """The one line the pane shows under the turn once it has been read."""
+        self.tdir.write_summary(result.step, text)
+
+
+def _text_hook(
+    output: str, on_text: TextHook | None, limit: int | None, cancel: threading.Event | None
+) -> OutputHook | None:
+    if on_text is None and cancel is None:
+        return None
+    decoder = decoder_for(output, limit)
+
+    def hook(chunk: str, elapsed: float) -> None:
+        if cancel is not None and cancel.is_set():
+            raise TurnCancelled
+        if on_text is not None:
+            on_text(decoder.feed(chunk) if chunk else "", elapsed)
+
+    return hook
+
+
+def _login_failed(spec: AgentSpec, reply: AgentReply) -> bool:
+    error = reply.error or ""
+    return reply.auth_failed or any(m in error for m in spec.login_failures)
+
+
+def _first_line(text: str | None) -> str:
+    lines = (text or "").strip().splitlines()
+    return lines[0][:300] if lines else "no details"

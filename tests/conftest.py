@@ -68,6 +68,11 @@ class FakeAgent:
             ' "--format", "claude-json"]\n'
             'model_argv = ["--model", "{model}"]\n'
             'output = "claude-json"\n'
+            "[agents.fake-stream]\n"
+            f"argv = [{json.dumps(sys.executable)}, {json.dumps(str(FAKE_AGENT))},"
+            ' "--format", "claude-stream"]\n'
+            'model_argv = ["--model", "{model}"]\n'
+            'output = "claude-json"\n'
             "[agents.fake-text]\n"
             f"argv = [{json.dumps(sys.executable)}, {json.dumps(str(FAKE_AGENT))},"
             ' "--format", "text"]\n'

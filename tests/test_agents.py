@@ -8,7 +8,18 @@ from typing import NamedTuple
 
 import pytest
 
-from collab.agents import BUILTIN, AgentSpec, build_argv, build_env, command_spec, load_agents
+from collab.agents import (
+    BUILTIN,
+    CLAUDE_SYSTEM_PROMPT,
+    AgentSetup,
+    AgentSpec,
+    ToolSet,
+    build_argv,
+    build_env,
+    claude_settings,
+    command_spec,
+    load_agents,
+)
 from collab.errors import UsageError
 from collab.replies import Usage, interpret
 
@@ -184,26 +195,21 @@ class ArgvCase(NamedTuple):
 
 
 P = Path("/tmp/d/r1-A-1.prompt")
+CLAUDE_LEAN = [
+    "/bin/claude", "-p", "--output-format", "stream-json", "--verbose",
+    "--include-partial-messages", "--no-session-persistence",
+    "--system-prompt", CLAUDE_SYSTEM_PROMPT,
+    "--setting-sources", "user", "--strict-mcp-config", "--disable-slash-commands",
+    "--settings", claude_settings("lean", 120.0),
+    "--tools", "",
+]  # fmt: skip
 ARGV = [
-    ArgvCase(
-        "claude-no-model",
-        BUILTIN["claude"],
-        None,
-        ["/bin/claude", "-p", "--output-format", "json", "--no-session-persistence"],
-    ),
+    ArgvCase("claude-no-model", BUILTIN["claude"], None, CLAUDE_LEAN),
     ArgvCase(
         "claude-model-one-argument",
         BUILTIN["claude"],
         "opus; rm -rf /",
-        [
-            "/bin/claude",
-            "-p",
-            "--output-format",
-            "json",
-            "--no-session-persistence",
-            "--model",
-            "opus; rm -rf /",
-        ],
+        [*CLAUDE_LEAN, "--model", "opus; rm -rf /"],
     ),
     ArgvCase(
         "prompt-file",
@@ -230,6 +236,44 @@ ARGV = [
 def test_build_argv(test_id: str, spec: AgentSpec, model: str | None, expected: list[str]) -> None:
     binary = "/bin/" + spec.argv[0]
     assert build_argv(spec, binary, model, P) == expected
+
+
+class Setup(NamedTuple):
+    test_id: str
+    setup: AgentSetup
+    tools: ToolSet
+    present: tuple[str, ...]
+    absent: tuple[str, ...]
+
+
+SETUPS = [
+    Setup("lean-no-tools", "lean", "none",
+          ("--strict-mcp-config", "--disable-slash-commands", "--setting-sources"),
+          ("Read,Grep,Glob",)),
+    Setup("lean-read-tools", "lean", "read", ("--strict-mcp-config", "Read,Grep,Glob"), ()),
+    Setup("inherit", "inherit", "none", ("--settings",),
+          ("--strict-mcp-config", "--disable-slash-commands", "--setting-sources")),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", SETUPS, ids=[c.test_id for c in SETUPS])
+def test_claude_setup_and_tools(case: Setup) -> None:
+    argv = build_argv(
+        BUILTIN["claude"], "/bin/claude", None, P, setup=case.setup, tools=case.tools, timeout=45
+    )
+    for flag in case.present:
+        assert flag in argv, flag
+    for flag in case.absent:
+        assert flag not in argv, flag
+    tools = argv[argv.index("--tools") + 1]
+    assert tools == ("" if case.tools == "none" else "Read,Grep,Glob")
+    settings = json.loads(argv[argv.index("--settings") + 1])
+    # The CLI's own retries are bounded in every setup, from the turn's timeout.
+    assert settings["env"]["CLAUDE_CODE_MAX_RETRIES"] == "2"
+    assert settings["env"]["API_TIMEOUT_MS"] == "45000"
+    lean = case.setup == "lean"
+    assert settings.get("disableAllHooks", False) is lean
+    assert ("CLAUDE_CODE_DISABLE_CLAUDE_MDS" in settings["env"]) is lean
 
 
 def test_needs_model() -> None:
@@ -293,7 +337,8 @@ def test_load_agents_config(tmp_path: Path, test_id: str, toml: str, error: str)
 
 
 def test_stderr_failure_marks_a_broken_stream() -> None:
-    spec = BUILTIN["gemini"]
+    # gemini's text mode: the broken stream's only sign is on stderr (exit 0).
+    spec = AgentSpec(name="g", argv=("g",), stderr_failures=BUILTIN["gemini"].stderr_failures)
     r = interpret(spec, 0, "partial answ", "[ERROR] Model stream ended without a finish reason.")
     assert not r.ok
     assert "finish reason" in (r.error or "")

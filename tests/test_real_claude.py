@@ -2,9 +2,11 @@
 fake Anthropic API started by the test (REAL_AGENTS.md). Skipped, with the reason shown,
 only when the binary is not installed.
 
-F10: the API answers 400, 401, 500 or 529 for Role A. The CLI's own error message is the
-turn's recorded error, the CLI does not retry on its own (CLAUDE_CODE_MAX_RETRIES=0; our
---timeout bounds it anyway), and the debate goes on to the judge.
+F10: the API answers 400, 401, 500 or 529 for Role A, with the CLI's retry settings as a
+user has them. collab bounds the CLI's own retries (CLAUDE_CODE_MAX_RETRIES in the
+per-turn --settings, which outranks the user's), so the CLI's error message is the turn's
+recorded error well within the turn's --timeout, and the debate goes on to the judge. A
+401 is a lost login: the run stops after that turn, saved, with exit 3.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any, NamedTuple
 import pytest
 from libtmux import Server
 
+from collab.agents import CLAUDE_MAX_RETRIES
 from tests.conftest import contract_block
 from tests.fakes import SKIP_REASON, FakeAnthropic, Reply, claude_binary, claude_env
 from tests.fakes.claude_env import CLAUDE_ENV_UNSET
@@ -76,6 +79,9 @@ def api(
             monkeypatch.delenv(name, raising=False)
         for name, value in claude_env(fake.url, tmp_path / "claude-home").items():
             monkeypatch.setenv(name, value)
+        # The CLI's own retry settings, as a user has them: collab bounds them itself.
+        monkeypatch.delenv("CLAUDE_CODE_MAX_RETRIES", raising=False)
+        monkeypatch.delenv("API_TIMEOUT_MS", raising=False)
         monkeypatch.setenv("COLLAB_CLAUDE_BIN", claude_bin)
         monkeypatch.setenv("COLLAB_TMUX_SOCKET", str(server.socket_name))
         tmp = tmp_path / "tmp"
@@ -109,7 +115,7 @@ def test_default_path_with_real_claude(
     api.add_rule([ROLE_B, TOPIC], [reply(B1, TOKENS[1, "B"]), reply(B2, TOKENS[2, "B"])])
     api.default(Reply(status=400, error_message="unexpected prompt"))
 
-    res = debate()
+    res = debate("--opening", "sequential")  # B answers A's round-1 reply
     assert res.returncode == 0, res.stderr
     doc = json.loads(res.stdout)
     assert doc["status"] == "done", doc["error"]
@@ -123,7 +129,15 @@ def test_default_path_with_real_claude(
     for req in requests:
         assert req.stream and req.path.startswith("/v1/messages")
         assert TOPIC in req.prompt
+    debaters = [r for r in requests if JUDGE not in r.prompt]
+    (judge_req,) = [r for r in requests if JUDGE in r.prompt]
+    assert len(debaters) == 4
+    for req in debaters:
         assert all(name in req.prompt for name in NAMES)
+    # The Judge reads positions, never the roles.
+    for name in (*NAMES, "Role A", "Role B"):
+        assert name not in judge_req.prompt, name
+    assert "Position 1" in judge_req.prompt and "Position 2" in judge_req.prompt
     assert sum(ROLE_A in r.prompt for r in requests) == 2
     assert sum(ROLE_B in r.prompt for r in requests) == 2
     # Role B of round 1 was shown Role A's reply, without its json block.
@@ -186,21 +200,21 @@ class ApiError(NamedTuple):
     test_id: str
     status: int
     message: str  # what the CLI itself says, as recorded for the turn
+    requests: int  # per attempt of ours: the CLI's first request and its own retries
 
 
 API_ERRORS = [
-    ApiError("400-bad-request", 400, "API Error: 400 fake-400-marker"),
-    ApiError("401-unauthorized", 401, "API Error: 401 fake-401-marker"),
-    ApiError("500-server-error", 500, "API Error: 500 fake-500-marker"),
-    ApiError("529-overloaded", 529, "API Error: 529 fake-529-marker"),
+    ApiError("400-bad-request", 400, "API Error: 400 fake-400-marker", 1),
+    ApiError("500-server-error", 500, "API Error: 500 fake-500-marker", 1 + CLAUDE_MAX_RETRIES),
+    ApiError("529-overloaded", 529, "API Error: 529 fake-529-marker", 1 + CLAUDE_MAX_RETRIES),
 ]
 
 
 @pytest.mark.parametrize(list(ApiError._fields), API_ERRORS, ids=[c.test_id for c in API_ERRORS])
 def test_api_error_for_role_a_is_recorded_and_debate_finishes(
-    api: FakeAnthropic, test_id: str, status: int, message: str
+    api: FakeAnthropic, test_id: str, status: int, message: str, requests: int
 ) -> None:
-    assert os.environ["CLAUDE_CODE_MAX_RETRIES"] == "0"
+    assert "CLAUDE_CODE_MAX_RETRIES" not in os.environ  # the CLI's defaults: 10 retries
     api.add_rule(JUDGE, Reply(text=VERDICT))
     role_a = api.add_rule(ROLE_A, Reply(status=status, error_message=f"fake-{status}-marker"))
     role_b = api.add_rule(
@@ -218,14 +232,35 @@ def test_api_error_for_role_a_is_recorded_and_debate_finishes(
     assert [t["status"] for t in b_turns] == ["ok", "ok"]
     for t in a_turns:
         meta = t["meta"]
+        # The API's error, in the CLI's words: not a (timeout) after minutes of retries.
         assert t["status"] == "error"
         assert message in meta["error"], meta["error"]
         assert meta["exit_code"] == 1
         assert meta["attempts"] == 2  # our one retry
         assert t["prose"] == "(error)"
         assert any(message in w for w in t["warnings"])
-    # The CLI itself did not retry: one request per attempt of ours.
-    assert role_a.count == 2 * len(a_turns)
+    # The CLI retried at most as often as collab allowed it.
+    assert role_a.count == 2 * len(a_turns) * requests
     assert role_b.count == 2
-    assert state["judge"]["text"] == VERDICT and state["judge"]["fallback"] is False
+    assert state["judge"]["text"].startswith(VERDICT) and state["judge"]["fallback"] is False
     assert {i["title"] for i in state["ledger"]} == {"B point"}
+
+
+def test_401_stops_the_run_after_that_turn_with_exit_3(api: FakeAnthropic) -> None:
+    """A lost login mends no retry and no later turn: stop, save, say how to go on."""
+    api.add_rule(JUDGE, Reply(text=VERDICT))
+    role_a = api.add_rule(ROLE_A, Reply(status=401, error_message="fake-401-marker"))
+    role_b = api.add_rule(ROLE_B, Reply(text="B speaks." + contract_block(new=[("B1", "e")])))
+
+    res = debate("--opening", "sequential")
+    assert res.returncode == 3, res.stderr
+    doc = json.loads(res.stdout)
+    assert doc["schema"] == "collab.error/1" and doc["error"]["kind"] == "prerequisite"
+    message = doc["error"]["message"]
+    assert "claude login failed" in message and "401 fake-401-marker" in message
+    assert "collab resume " in message
+    assert role_a.count == 1 + CLAUDE_MAX_RETRIES  # the CLI's bounded retries, none of ours
+    assert role_b.count == 0  # no further turn was burnt
+    (run_dir,) = (Path(os.environ["COLLAB_HOME"]) / "runs").iterdir()
+    state = json.loads((run_dir / "state.json").read_text(encoding="utf-8"))
+    assert state["status"] == "failed" and state["turns"] == []  # the turn re-runs on resume

@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Protocol
+
+
+class TurnCancelled(BaseException):
+    """Raised inside a turn's wait when the run is being stopped from another thread; like
+    KeyboardInterrupt, the runner kills the agent's process group on its way out."""
+
+
+# Called about every OUTPUT_EVERY seconds while a turn runs, with what the agent wrote to
+# stdout since the last call (possibly nothing) and the seconds since the turn started.
+OutputHook = Callable[[str, float], None]
 
 
 @dataclass(frozen=True)
@@ -16,6 +27,13 @@ class TurnJob:
     prompt: str
     stdin_prompt: bool
     timeout: float
+    # For the live pane: a title line (may hold user text: it goes into a file, never a
+    # command line) and how stdout streams (an agent spec's ``output`` kind).
+    title: str = ""
+    output: str = "text"
+    # The tmux runner shows the turn live in its pane; the subprocess runner has none.
+    view: bool = False
+    on_output: OutputHook | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -39,3 +57,8 @@ class Runner(Protocol):
     def attach_hint(self) -> str | None: ...
 
     def close(self) -> None: ...
+
+    def companion(self) -> Runner:
+        """A second runner beside this one, for a turn that runs at the same time (the
+        blind round 1): another pane next to this one, or another process."""
+        ...

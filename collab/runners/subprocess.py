@@ -48,6 +48,9 @@ class SubprocessRunner:
     def attach_hint(self) -> str | None:
         return None
 
+    def companion(self) -> SubprocessRunner:
+        return SubprocessRunner(self.tdir)
+
     def _reap(self) -> None:
         if self._proc is not None:
             try:

@@ -11,6 +11,7 @@ import contextlib
 import os
 import shlex
 import shutil
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -54,6 +55,7 @@ class TmuxRunner:
         *,
         server: Server | None = None,
         split_from: str | None = None,
+        beside: str | None = None,
     ) -> None:
         if not tmux_available():
             raise PrerequisiteError(
@@ -70,6 +72,9 @@ class TmuxRunner:
         self.session_name = self.group_session or f"collab-{run_id}"
         self.window_name = run_id if self.group_session else PANE_TITLE
         self.own_session = False
+        self.run_id = run_id
+        # A companion's pane is split off this pane (both sides of a blind round in view).
+        self.beside = beside
         self.pane_id = ""
         self._create_pane()
 
@@ -85,7 +90,12 @@ class TmuxRunner:
         return list(res.stdout)
 
     def _create_pane(self) -> None:
-        if self.split_from:
+        if self.beside and self._pane_exists(self.beside):
+            out = self._tmux(
+                "split-window", "-h", "-d", "-l", "50%", "-t", self.beside,
+                "-P", "-F", "#{pane_id}", PANE_SHELL,
+            )  # fmt: skip
+        elif self.split_from:
             out = self._tmux(
                 "split-window", "-h", "-d", "-l", "40%", "-t", self.split_from,
                 "-P", "-F", "#{pane_id}", PANE_SHELL,
@@ -110,6 +120,8 @@ class TmuxRunner:
         if not out or not out[0].startswith("%"):
             raise RunnerError("tmux did not report the new pane's id")
         self.pane_id = out[0].strip()
+        if self.beside:
+            self.own_session = False  # a companion only ever removes its own pane
         self._tmux("select-pane", "-t", self.pane_id, "-T", PANE_TITLE)
 
     def _window_in_group(self) -> list[str]:
@@ -177,7 +189,7 @@ class TmuxRunner:
 
     # -- Runner ------------------------------------------------------------------------
     def run(self, job: TurnJob) -> ProcessResult:
-        return run_turn(self.tdir, job, self)
+        return run_turn(self.tdir, replace(job, view=True), self)
 
     def attach_hint(self) -> str | None:
         if self.split_from:
@@ -185,6 +197,13 @@ class TmuxRunner:
         sock = getattr(self.server, "socket_name", None)
         prefix = f"tmux -L {shlex.quote(sock)}" if sock else "tmux"
         return f"{prefix} attach -t {self.session_name}"
+
+    def companion(self) -> TmuxRunner:
+        """A pane beside this one (round 1's other side); it goes when closed."""
+        return TmuxRunner(
+            self.tdir, self.run_id, server=self.server, split_from=self.split_from,
+            beside=self.pane_id,
+        )  # fmt: skip
 
     def close(self) -> None:
         try:

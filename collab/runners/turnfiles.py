@@ -9,11 +9,14 @@ status atomically. No user or model text is ever on a command line we type.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
+import json
 import os
 import shlex
 import shutil
 import signal
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable
@@ -36,15 +39,22 @@ mkdir "$d/$s.started" 2>/dev/null || exit 0
 mapfile -d '' -t ARGV < "$d/$s.argv"
 mapfile -d '' -t ENVV < "$d/$s.env"
 rm -f "$d/$s.env"
-printf '\\033[2m[collab] %s running\\033[0m\\n' "$s"
-setsid env -i "${{ENVV[@]}}" "${{ARGV[@]}}" < {stdin} > "$d/$s.out" 2> "$d/$s.err" &
+{announce}setsid env -i "${{ENVV[@]}}" "${{ARGV[@]}}" < {stdin} > "$d/$s.out" 2> "$d/$s.err" &
 pid=$!
 printf '%s\\n' "$pid" > "$d/$s.pid.tmp" && mv -f "$d/$s.pid.tmp" "$d/$s.pid"
-wait "$pid"
+{view}wait "$pid"
 rc=$?
 printf '%s\\n' "$rc" > "$d/$s.exit.tmp" && mv -f "$d/$s.exit.tmp" "$d/$s.exit"
-printf '\\033[2m[collab] %s exit %s\\033[0m\\n' "$s" "$rc"
-"""
+{view_wait}{done}"""
+_ANNOUNCE = "printf '\\033[2m[collab] %s running\\033[0m\\n' \"$s\"\n"
+_DONE = 'printf \'\\033[2m[collab] %s exit %s\\033[0m\\n\' "$s" "$rc"\n'
+# The live view in the pane: a fixed program of ours, started with only generated paths;
+# it reads the agent's output file and the title file, never its command line.
+_VIEW_CODE = (
+    "import sys; sys.path.insert(0, sys.argv[1]); "
+    "from collab.runners.pane_view import main; main(sys.argv[2:])"
+)
+_PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 
 
 def find_bash() -> str:
@@ -77,15 +87,29 @@ class TurnDir:
         _write_private(self.file(job.step, "argv"), _nul_list(job.argv))
         _write_private(self.file(job.step, "env"), _nul_list(f"{k}={v}" for k, v in job.env))
         stdin = '"$d/$s.prompt"' if job.stdin_prompt else "/dev/null"
+        view = view_wait = ""
+        if job.view:
+            header = {"title": job.title, "output": job.output}
+            _write_private(self.file(job.step, "view"), json.dumps(header).encode("utf-8"))
+            argv = [sys.executable, "-S", "-E", "-c", _VIEW_CODE, str(_PACKAGE_ROOT)]
+            # No echo of what is typed for the next turn while this one is still shown.
+            view = f'stty -echo 2>/dev/null\n{shlex.join(argv)} "$d" "$s" </dev/null & vpid=$!\n'
+            view_wait = 'wait "$vpid"\nstty echo 2>/dev/null\n'
         script = _SCRIPT.format(
-            step=shlex.quote(job.step), dir=shlex.quote(str(self.path)), stdin=stdin
+            step=shlex.quote(job.step),
+            dir=shlex.quote(str(self.path)),
+            stdin=stdin,
+            announce="" if job.view else _ANNOUNCE,
+            view=view,
+            view_wait=view_wait,
+            done="" if job.view else _DONE,
         )
         path = self.file(job.step, "sh")
         _write_private(path, script.encode("utf-8"))
         return path
 
     def _clear(self, step: str) -> None:
-        for suffix in ("pid", "exit", "out", "err", "pid.tmp", "exit.tmp"):
+        for suffix in ("pid", "exit", "out", "err", "pid.tmp", "exit.tmp", "summary", "view"):
             self.file(step, suffix).unlink(missing_ok=True)
         started = self.file(step, "started")
         if started.is_dir():
@@ -106,6 +130,13 @@ class TurnDir:
     def outputs(self, step: str) -> tuple[str, str]:
         return _read(self.file(step, "out")), _read(self.file(step, "err"))
 
+    def write_summary(self, step: str, text: str) -> None:
+        """The line the pane shows when the turn ends (written once the reply is parsed)."""
+        with contextlib.suppress(OSError):
+            tmp = self.file(step, "summary.tmp")
+            _write_private(tmp, text.encode("utf-8"))
+            os.replace(tmp, self.file(step, "summary"))
+
     def cleanup(self) -> None:
         if not self.keep:
             try:
@@ -113,6 +144,25 @@ class TurnDir:
             except KeyboardInterrupt:  # a late Ctrl-C/SIGTERM: finish removing, then stop
                 shutil.rmtree(self.path, ignore_errors=True)
                 raise
+
+
+class OutputTail:
+    """What a file gained since the last read, as text (UTF-8 split anywhere is fine)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.offset = 0
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+
+    def read_new(self, most: int = 1 << 20) -> str:
+        try:
+            with open(self.path, "rb") as fh:
+                fh.seek(self.offset)
+                data = fh.read(most)
+        except OSError:
+            return ""
+        self.offset += len(data)
+        return self._decoder.decode(data)
 
 
 def reap_stale(path: Path) -> int:
@@ -170,17 +220,28 @@ class WaitOutcome:
     noticed_at: float
 
 
+OUTPUT_EVERY = 0.05  # how often a turn's output is handed to its hook while it runs
+
+
 def wait_for_exit(
     tdir: TurnDir,
     step: str,
     deadline: float,
     alive: Callable[[], bool],
     alive_every: float = 0.25,
+    on_output: Callable[[str, float], None] | None = None,
 ) -> WaitOutcome:
-    """Poll for the exit file until ``deadline`` (monotonic); probe ``alive`` now and then."""
+    """Poll for the exit file until ``deadline`` (monotonic); probe ``alive`` now and then,
+    and hand the output written so far to ``on_output`` every ``OUTPUT_EVERY`` seconds."""
     exit_path = tdir.file(step, "exit")
-    next_probe = time.monotonic() + alive_every
+    started = time.monotonic()
+    next_probe = started + alive_every
+    tail = OutputTail(tdir.file(step, "out")) if on_output is not None else None
+    next_output = started
     while True:
+        if tail is not None and on_output is not None and time.monotonic() >= next_output:
+            next_output = time.monotonic() + OUTPUT_EVERY
+            on_output(tail.read_new(), time.monotonic() - started)
         if exit_path.exists():
             code = tdir.exit_code(step)
             if code is not None:

@@ -17,7 +17,9 @@ preconnect, unknown paths) goes to ``.other_requests``.
 
 from __future__ import annotations
 
+import re
 import socket
+import time
 import uuid
 from dataclasses import dataclass
 from typing import Any
@@ -68,6 +70,11 @@ class Reply(fake_http.Reply):
     model: str | None = None  # None: echo the request's model
     stop_reason: str = "end_turn"
     error_type: str | None = None  # None: derived from status
+    # Stream the text one word at a time, this many seconds apart (a model writing).
+    word_delay: float = 0.0
+    # Report input tokens as the request body's size / 4 (what a real API bills for it)
+    # instead of ``input_tokens``: for measuring what a call sends.
+    count_input: bool = False
 
 
 def prompt_text(body: dict[str, Any]) -> str:
@@ -93,16 +100,18 @@ def _block_text(block: object) -> str | None:
     return None
 
 
-def _usage(reply: Reply) -> dict[str, Any]:
+def _usage(reply: Reply, body_bytes: int = 0) -> dict[str, Any]:
     return {
-        "input_tokens": reply.input_tokens,
+        "input_tokens": body_bytes // 4 if reply.count_input else reply.input_tokens,
         "cache_creation_input_tokens": reply.cache_creation_input_tokens,
         "cache_read_input_tokens": reply.cache_read_input_tokens,
         "output_tokens": reply.output_tokens,
     }
 
 
-def _message_object(reply: Reply, message_id: str, model: str) -> dict[str, Any]:
+def _message_object(
+    reply: Reply, message_id: str, model: str, body_bytes: int = 0
+) -> dict[str, Any]:
     return {
         "id": message_id,
         "type": "message",
@@ -111,7 +120,7 @@ def _message_object(reply: Reply, message_id: str, model: str) -> dict[str, Any]
         "content": [{"type": "text", "text": reply.text}],
         "stop_reason": reply.stop_reason,
         "stop_sequence": None,
-        "usage": _usage(reply),
+        "usage": _usage(reply, body_bytes),
     }
 
 
@@ -122,6 +131,11 @@ class FakeAnthropic(FakeServer[Reply]):
     model_route = "/v1/messages"
     name = "FakeAnthropic"
     thread_name = "fake-anthropic"
+
+    def __init__(self) -> None:
+        super().__init__()
+        # When each streamed reply's first text delta was sent (time.time()).
+        self.first_text_at: list[float] = []
 
     def extra_headers(self) -> dict[str, str]:
         return {"request-id": f"req_fake_{uuid.uuid4().hex[:20]}"}
@@ -156,7 +170,7 @@ class FakeAnthropic(FakeServer[Reply]):
         if stream:
             self._stream(h, reply, message_id, out_model)
         else:
-            h.send_json(200, _message_object(reply, message_id, out_model))
+            h.send_json(200, _message_object(reply, message_id, out_model, len(h.read_body())))
 
     def _stream(self, h: Handler, reply: Reply, message_id: str, model: str) -> None:
         h.start_sse()
@@ -164,7 +178,8 @@ class FakeAnthropic(FakeServer[Reply]):
         def ev(kind: str, **fields: Any) -> None:
             h.event({"type": kind, **fields}, name=kind)
 
-        start = _message_object(reply, message_id, model)
+        body_bytes = len(h.read_body())
+        start = _message_object(reply, message_id, model, body_bytes)
         start["content"] = []
         start["stop_reason"] = None
         start["usage"] = {**start["usage"], "output_tokens": 1}
@@ -177,12 +192,20 @@ class FakeAnthropic(FakeServer[Reply]):
             return
         ev("content_block_start", index=0, content_block={"type": "text", "text": ""})
         ev("ping")
-        for piece in fake_http.chunks(reply.text):
+        if reply.word_delay > 0:
+            pieces = re.findall(r"\S+\s*|\s+", reply.text)
+        else:
+            pieces = fake_http.chunks(reply.text)
+        for n, piece in enumerate(pieces):
+            if n and reply.word_delay > 0 and self._stopping.wait(reply.word_delay):
+                return
+            if n == 0:
+                self.first_text_at.append(time.time())
             ev("content_block_delta", index=0, delta={"type": "text_delta", "text": piece})
         ev("content_block_stop", index=0)
         ev(
             "message_delta",
             delta={"stop_reason": reply.stop_reason, "stop_sequence": None},
-            usage=_usage(reply),
+            usage=_usage(reply, body_bytes),
         )
         ev("message_stop")

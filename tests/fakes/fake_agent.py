@@ -3,7 +3,7 @@
 
 Usage::
 
-    COLLAB_FAKE_SCRIPT=script.json python3 fake_agent.py [--format claude-json|text]
+    COLLAB_FAKE_SCRIPT=script.json python3 fake_agent.py [--format claude-json|claude-stream|text]
                                                          [--model M]
 
 ``--output-format json|text`` and ``-p``/``--print`` are accepted too, so the fake can
@@ -37,6 +37,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
 import sys
 import time
 
@@ -79,7 +80,7 @@ def _parse_args(argv: list[str]) -> tuple[str, str, list[str]]:
         elif not arg.startswith("-"):
             positional.append(arg)
         i += 1
-    if fmt not in ("claude-json", "text"):
+    if fmt not in ("claude-json", "claude-stream", "text"):
         sys.stderr.write(f"fake_agent: unknown format {fmt!r}\n")
         sys.exit(2)
     return fmt, model, positional
@@ -257,6 +258,18 @@ def main(argv: list[str]) -> int:
 
     if "raw" in action:
         _write(sys.stdout, str(action["raw"]))
+    elif fmt == "claude-stream":
+        # Claude Code's stream-json: text deltas as they are "written", then the result.
+        text = str(action.get("text", "")) if not action.get("empty") else ""
+        for n, piece in enumerate(re.findall(r"\S+\s*|\s+", text)):
+            if n and action.get("word_delay"):
+                time.sleep(float(action["word_delay"]))
+            delta = {"type": "content_block_delta", "index": 0,
+                     "delta": {"type": "text_delta", "text": piece}}  # fmt: skip
+            event = {"type": "stream_event", "event": delta}
+            _write(sys.stdout, json.dumps(event, ensure_ascii=False) + "\n")
+        out = _claude_json(action, model, started)
+        _write(sys.stdout, json.dumps(out, ensure_ascii=False, separators=(",", ":")) + "\n")
     elif fmt == "claude-json":
         out = _claude_json(action, model, started)
         _write(sys.stdout, json.dumps(out, ensure_ascii=False, separators=(",", ":")) + "\n")
