@@ -13,7 +13,8 @@ from collab.errors import UsageError
 from collab.paths import config_table
 from collab.request import REQUEST_KEYS, SEAT_KEYS, DebateRequest, coerce_field
 
-_ALLOWED = frozenset(REQUEST_KEYS) - {"topic", "role_a", "role_b", "context"}
+# --allow-secrets is said per command, knowingly, never as a standing default.
+_ALLOWED = frozenset(REQUEST_KEYS) - {"topic", "role_a", "role_b", "context", "allow_secrets"}
 
 
 def user_defaults(path: Path | None = None) -> DebateRequest:

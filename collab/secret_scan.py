@@ -1,0 +1,357 @@
+"""Secrets never leave by accident: scan the topic and context files before a debate starts.
+
+Everything in a context file (and the topic) is sent to a model provider. Before anything is
+sent, the text goes through the detect-secrets engine (the maintained ``bc-detect-secrets``
+fork, imported as ``detect_secrets``), in-process and without temporary files:
+
+- its key-format detectors (AWS, Azure storage, Artifactory, basic auth in URLs, Cloudant,
+  Discord, GitHub, IBM, JWT, Mailchimp, NPM, private keys, SendGrid, Slack, SoftLayer, Square,
+  Stripe, Twilio, and whatever else the installed version ships), and
+- its ``KeywordDetector`` (``PASSWORD=...``, ``api_key: ...``, ``token = "..."``),
+
+but never its entropy heuristics (``Base64HighEntropyString``, ``HexHighEntropyString``), which
+flag every hash and commit id, and never its network verification (a candidate secret is never
+sent anywhere to check it). The engine's own false-positive filters stay on: templated values
+(``${PW}``, ``{{ pw }}``, ``<pw>``), ``$VAR`` references, function calls, UUIDs, sequential
+strings, ``*****``, and lines marked ``# pragma: allowlist secret``.
+
+A hit is reported by source, line and kind (the detector's name); the secret itself is never
+kept or shown. Files named like secrets files are refused by name (:func:`sensitive_name`).
+``--allow-secrets`` overrides both, knowingly.
+
+This module only computes and raises; it never prints.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from collab.errors import UsageError
+
+ALLOW_FLAG = "--allow-secrets"
+TOPIC = "topic"
+
+# Detectors that guess from randomness alone (every sha256 and commit id looks random), and
+# one that reports public IP addresses, which are not secrets (upstream detect-secrets has it).
+_EXCLUDED_PLUGINS = frozenset(
+    {"Base64HighEntropyString", "HexHighEntropyString", "IPPublicDetector"}
+)
+_PEM_PLUGIN = "PrivateKeyDetector"
+_KEYWORD_PLUGIN = "KeywordDetector"
+
+# The engine's own false-positive filters (detect_secrets.settings.Settings.clear), less the
+# ones that judge a file by its name: we scan text, and its name is handled here.
+_FILTERS = (
+    "detect_secrets.filters.allowlist.is_line_allowlisted",
+    "detect_secrets.filters.heuristic.is_sequential_string",
+    "detect_secrets.filters.heuristic.is_potential_uuid",
+    "detect_secrets.filters.heuristic.is_likely_id_string",
+    "detect_secrets.filters.heuristic.is_templated_secret",
+    "detect_secrets.filters.heuristic.is_prefixed_with_dollar_sign",
+    "detect_secrets.filters.heuristic.is_indirect_reference",
+    "detect_secrets.filters.heuristic.is_not_alphanumeric_string",
+)
+_LINE_VALUES = frozenset({"filename", "line", "context"})
+_SECRET_VALUES = frozenset({"filename", "line", "context", "secret", "plugin"})
+
+# The engine skips stripped lines shorter than this (detect_secrets.core.scan.MIN_LINE_LENGTH).
+_MIN_LINE = 5
+
+# KeywordDetector picks its assignment rules by file extension (detect_secrets.util.filetype).
+# Extensions it knows keep their own rules. Prose, shell, dotenv files, unknown names and the
+# topic get the Terraform rules: quoted values anywhere plus unquoted ``KEY=value``, so a
+# ``.env`` line or an ``export TOKEN=...`` in a Markdown file is caught while prose such as
+# "Password: at least 12 characters" is not. Source languages it does not know get the
+# quotes-required JavaScript rules, so ``token = response.token;`` is not a hit.
+_CODE_EXTENSIONS = frozenset(
+    {
+        ".ts", ".tsx", ".jsx", ".mjs", ".cjs", ".rb", ".rs", ".kt", ".kts", ".scala", ".h",
+        ".hpp", ".cc", ".cxx", ".lua", ".dart", ".ex", ".exs", ".groovy", ".vue", ".svelte",
+    }
+)  # fmt: skip
+_TEMPLATE_SUFFIXES = frozenset({"example", "sample", "template", "dist", "defaults"})
+
+# The engine's plugins and settings are process-wide; one scan at a time.
+_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class SecretHit:
+    """One possible secret: where it is and what kind, never the value itself."""
+
+    source: str  # the file path as given, or "topic"
+    line: int  # 1-based, as ``grep -n`` counts
+    kind: str  # the detector's name, e.g. "AWS Access Key", "Private Key", "Secret Keyword"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One reason not to send the inputs, ready for a one-line message."""
+
+    where: str  # "context file docs/app.env:3", "context file .env", "topic line 1"
+    what: str  # "looks like a secret: Secret Keyword", "named like a dotenv file"
+
+    @property
+    def message(self) -> str:
+        return f"{self.where}: {self.what} (not sent; pass {ALLOW_FLAG} to send it anyway)"
+
+
+def scan_text(text: str, source: str) -> list[SecretHit]:
+    """Possible secrets in ``text``, in line order; ``source`` is a path or ``"topic"``.
+
+    The path only chooses the keyword rules by its extension (see ``_rules_name``); nothing is
+    read from disk. One hit per line and kind.
+    """
+    with _engine() as engine:
+        return engine.scan(text, source)
+
+
+def sensitive_name(path: str) -> str | None:
+    """Why a file with this name should not be sent, or None.
+
+    Refused (case-insensitive, by the last path component): ``.env`` and ``.env.*``;
+    SSH private keys ``id_rsa``, ``id_dsa``, ``id_ecdsa``, ``id_ed25519`` (with ``_sk`` and
+    suffixes such as ``id_rsa_work``, but not ``*.pub``); ``*.pem``, ``*.key``, ``*.ppk``,
+    ``*.p12``, ``*.pfx``, ``*.kdbx``; ``credentials*`` and ``.git-credentials``; ``.netrc``,
+    ``_netrc``, ``.pgpass``, ``.pypirc``.
+
+    Not refused: ``.env.example``, ``.env.sample``, ``.env.template``, ``.env.dist`` and
+    ``.env.defaults``. They exist to be shared (they are committed to repositories) and a user
+    asking a debate about configuration would rightly be annoyed to need ``--allow-secrets``
+    for one, which would also switch the content scan off. Their content is still scanned,
+    with the engine's rules for example files: a quoted value or a key in a known format is
+    still a hit, a ``KEY=changeme`` placeholder is not. Names ending in ``.env`` (``app.env``)
+    are not refused either; their content is scanned with the dotenv rules.
+    """
+    name = os.path.basename(path.rstrip("/\\")).lower()
+    if name == ".env" or name.startswith(".env."):
+        if name.rsplit(".", 1)[-1] in _TEMPLATE_SUFFIXES:
+            return None
+        return "a dotenv file"
+    if re.fullmatch(r"id_(rsa|dsa|ecdsa|ed25519)(_sk)?([._-].*)?", name) and not name.endswith(
+        ".pub"
+    ):
+        return "an SSH private key"
+    ext = os.path.splitext(name)[1]
+    by_ext = {
+        ".pem": "a PEM key or certificate",
+        ".key": "a key file",
+        ".ppk": "a PuTTY private key",
+        ".p12": "a PKCS#12 key store",
+        ".pfx": "a PKCS#12 key store",
+        ".kdbx": "a KeePass database",
+    }
+    if ext in by_ext:
+        return by_ext[ext]
+    if name.startswith("credentials") or name == ".git-credentials":
+        return "a credentials file"
+    by_name = {
+        ".netrc": "a .netrc login file",
+        "_netrc": "a .netrc login file",
+        ".pgpass": "a PostgreSQL password file",
+        ".pypirc": "a PyPI credentials file",
+    }
+    return by_name.get(name)
+
+
+def find_secrets(
+    topic: str,
+    contexts: Sequence[tuple[str, str]],
+    *,
+    others: Sequence[tuple[str, str]] = (),
+) -> list[Finding]:
+    """Everything that stops a run, in input order.
+
+    ``contexts`` are ``(path as given, text)`` pairs: each is refused by name
+    (:func:`sensitive_name`) and scanned. ``others`` are further ``(label, text)`` pairs that
+    go to the provider, such as custom role texts (``("--role-a", text)``); they are scanned
+    like the topic and reported as ``<label> line <n>``.
+    """
+    out: list[Finding] = []
+    with _engine() as engine:
+        for label, text in [(TOPIC, topic), *others]:
+            for hit in engine.scan(text, label):
+                out.append(Finding(f"{label} line {hit.line}", _looks_like(hit.kind)))
+        for path, text in contexts:
+            reason = sensitive_name(path)
+            if reason is not None:
+                out.append(Finding(f"context file {path}", f"named like {reason}"))
+            for hit in engine.scan(text, path):
+                out.append(Finding(f"context file {path}:{hit.line}", _looks_like(hit.kind)))
+    return out
+
+
+def check_inputs(
+    topic: str,
+    contexts: Sequence[tuple[str, str]],
+    *,
+    others: Sequence[tuple[str, str]] = (),
+) -> list[str]:
+    """One line per finding, e.g. ``context file docs/app.env:3: looks like a secret: Secret
+    Keyword (not sent; pass --allow-secrets to send it anyway)``; empty when all is clear."""
+    return [f.message for f in find_secrets(topic, contexts, others=others)]
+
+
+def summarize(findings: Sequence[Finding], *, limit: int = 3) -> str:
+    """All findings in one line: the first ``limit`` of them, then "and N more"."""
+    if not findings:
+        return ""
+    if len(findings) == 1:
+        return findings[0].message
+    shown = "; ".join(f"{f.where} ({_short(f.what)})" for f in findings[:limit])
+    more = len(findings) - limit
+    if more > 0:
+        shown += f"; and {more} more"
+    return (
+        f"{len(findings)} possible secrets in the debate inputs, nothing was sent: {shown} "
+        f"(pass {ALLOW_FLAG} to send them anyway)"
+    )
+
+
+def ensure_no_secrets(
+    topic: str,
+    contexts: Sequence[tuple[str, str]],
+    *,
+    others: Sequence[tuple[str, str]] = (),
+    allow: bool = False,
+) -> None:
+    """Raise one :class:`UsageError` (exit 2) naming the findings, unless ``allow``.
+
+    The validation path, the MCP server and batch call this before anything is sent;
+    ``allow`` is ``--allow-secrets``.
+    """
+    if allow:
+        return
+    findings = find_secrets(topic, contexts, others=others)
+    if findings:
+        raise UsageError(summarize(findings))
+
+
+def _looks_like(kind: str) -> str:
+    return f"looks like a secret: {kind}"
+
+
+def _short(what: str) -> str:
+    return what.removeprefix("looks like a secret: ")
+
+
+def _rules_name(source: str) -> str:
+    """The name whose extension picks KeywordDetector's rules for this source.
+
+    It starts with a NUL byte so that no plugin can open a real file by it: PrivateKeyDetector
+    reads small files by name, and here only the given text is scanned.
+    """
+    from detect_secrets.util.filetype import FileType, determine_file_type
+
+    name = os.path.basename(source).lower()
+    ext = os.path.splitext(name)[1]
+    if name.startswith(".env.") and name.rsplit(".", 1)[-1] in _TEMPLATE_SUFFIXES:
+        ext = ".example"
+    elif determine_file_type(name) is FileType.OTHER:
+        ext = ".js" if ext in _CODE_EXTENSIONS else ".tf"
+    return "\0collab-secret-scan" + ext
+
+
+@contextmanager
+def _engine() -> Iterator[_Engine]:
+    """The engine configured for one scan: our plugins and filters, nothing else."""
+    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+    from detect_secrets.settings import get_filters, get_plugins, transient_settings
+
+    names = sorted(
+        cls.__name__
+        for cls in get_mapping_from_secret_type_to_class().values()
+        if cls.__name__ not in _EXCLUDED_PLUGINS
+    )
+    config = {
+        "plugins_used": [{"name": n} for n in names],
+        # An explicit list: never the verification filter, which would send candidates out.
+        "filters_used": [{"path": p} for p in _FILTERS],
+    }
+    with _LOCK, transient_settings(config):
+        yield _Engine(list(get_plugins()), list(get_filters()))
+
+
+class _Engine:
+    """The plugins and filters of one ``transient_settings`` block, run over text."""
+
+    def __init__(self, plugins: list[Any], filters: list[Any]) -> None:
+        from detect_secrets.plugins.keyword import DENYLIST
+
+        self._line_plugins = [p for p in plugins if type(p).__name__ != _PEM_PLUGIN]
+        self._key_plugins = [p for p in plugins if type(p).__name__ == _PEM_PLUGIN]
+        # Every KeywordDetector rule contains one of its DENYLIST words: a line without any
+        # cannot match, and skipping the detector there halves the time spent on prose.
+        self._keyword_gate = re.compile("|".join(DENYLIST), re.IGNORECASE)
+        # Filters by what they look at, as detect_secrets.core.scan applies them: the line
+        # (allowlist pragma, indirect references) or the candidate value. Filters that look
+        # only at the file name do not apply to text.
+        self._line_filters: list[Any] = []
+        self._value_filters: list[Any] = []
+        for fn in filters:
+            needs = frozenset(fn.injectable_variables)
+            if needs <= _LINE_VALUES and needs != {"filename"}:
+                self._line_filters.append(fn)
+            elif "secret" in needs and needs <= _SECRET_VALUES:
+                self._value_filters.append(fn)
+
+    def scan(self, text: str, source: str) -> list[SecretHit]:
+        filename = _rules_name(source)
+        lines = [line.removesuffix("\r") for line in text.split("\n")]
+        found: set[tuple[int, str]] = set()
+        for number, raw in enumerate(lines, start=1):
+            line = raw.strip()
+            if len(line) >= _MIN_LINE:
+                found.update((number, kind) for kind in self._kinds(filename, lines, number, line))
+        found.update(self._private_keys(text))
+        return [SecretHit(source, number, kind) for number, kind in sorted(found)]
+
+    def _kinds(self, filename: str, lines: list[str], number: int, line: str) -> Iterator[str]:
+        from detect_secrets.util.code_snippet import get_code_snippet
+
+        context = get_code_snippet(lines=lines, line_number=number)
+        values: dict[str, Any] = {"filename": filename, "line": line, "context": context}
+        has_keyword = self._keyword_gate.search(line) is not None
+        line_checked = False  # the line filters are slow: run them once a plugin finds something
+        for plugin in self._line_plugins:
+            if not has_keyword and type(plugin).__name__ == _KEYWORD_PLUGIN:
+                continue
+            for candidate in plugin.analyze_line(
+                filename=filename, line=line, line_number=number, context=context
+            ):
+                if not line_checked:
+                    if any(_rejects(fn, values) for fn in self._line_filters):
+                        return
+                    line_checked = True
+                secret = candidate.secret_value
+                # A format match with an empty capture group (NpmDetector's ``npm_...``
+                # alternative) would be dropped by the value filters as "templated", so the
+                # engine alone never reports those tokens. A format match is a hit.
+                if not secret or not any(
+                    _rejects(fn, {**values, "secret": secret, "plugin": plugin})
+                    for fn in self._value_filters
+                ):
+                    yield plugin.secret_type
+
+    def _private_keys(self, text: str) -> Iterator[tuple[int, str]]:
+        # A PEM key spans lines (header, body, footer), so the engine matches its patterns
+        # against the whole of a small file; here, against the whole text, reporting the line
+        # of the BEGIN header. This also covers a key on one line with escaped newlines.
+        for plugin in self._key_plugins:
+            for pattern in type(plugin).denylist:
+                for match in pattern.finditer(text):
+                    yield text.count("\n", 0, match.start()) + 1, plugin.secret_type
+
+
+def _rejects(fn: Any, values: dict[str, Any]) -> bool:
+    """Whether an engine filter drops this candidate; filters needing more values abstain."""
+    needs = fn.injectable_variables
+    if not needs <= values.keys():
+        return False
+    return bool(fn(**{k: values[k] for k in needs}))
