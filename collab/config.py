@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Literal
+from typing import Literal, get_args
 
+from collab.agents import AGENT_SETUPS, TOOL_SETS, AgentSetup, ToolSet
+from collab.fields import Fields
 from collab.lang import Lang
-from collab.ledger import Side
+from collab.ledger import SIDES, Side
 
 RunnerKind = Literal["auto", "tmux", "subprocess"]
+Opening = Literal["blind", "sequential"]
+OPENINGS: tuple[Opening, ...] = get_args(Opening)
+RUNNER_KINDS: tuple[RunnerKind, ...] = get_args(RunnerKind)
+LANGS: tuple[Lang, ...] = get_args(Lang)
 
 MIN_ROUNDS = 2
 MAX_ROUNDS = 7
@@ -56,6 +62,12 @@ class DebateConfig:
     runner: RunnerKind = "auto"
     keep_temp: bool = False
     max_cost: float | None = None
+    # Lean, isolated turns by default; "inherit" runs them with the user's own setup.
+    agent_setup: AgentSetup = "lean"
+    # The debaters' tools: none, or read-only ones in the working directory.
+    tools: ToolSet = "none"
+    # Round 1: "blind" (both sides at once, neither seeing the other) or "sequential".
+    opening: Opening = "blind"
 
     def role(self, side: Side) -> Role:
         return self.role_a if side == "A" else self.role_b
@@ -67,44 +79,37 @@ class DebateConfig:
         return asdict(self)
 
     @staticmethod
-    def from_dict(data: dict[str, object]) -> DebateConfig:
-        d = dict(data)
-
-        def role(v: object) -> Role:
-            assert isinstance(v, dict)
-            return Role(side=v["side"], name=str(v["name"]), description=str(v["description"]))
-
-        def agent(v: object) -> AgentChoice:
-            assert isinstance(v, dict)
-            model, command = v.get("model"), v.get("command")
-            return AgentChoice(
-                agent=str(v["agent"]),
-                model=None if model is None else str(model),
-                command=None if command is None else str(command),
-            )
-
-        contexts = d.get("contexts") or []
-        assert isinstance(contexts, list)
-        max_cost = d.get("max_cost")
+    def from_fields(f: Fields) -> DebateConfig:
         return DebateConfig(
-            topic=str(d["topic"]),
-            role_a=role(d["role_a"]),
-            role_b=role(d["role_b"]),
-            preset=str(d.get("preset", "custom")),
-            rounds=int(str(d["rounds"])),
-            contexts=tuple(ContextFile(path=str(c["path"]), text=str(c["text"])) for c in contexts),
-            agent_a=agent(d["agent_a"]),
-            agent_b=agent(d["agent_b"]),
-            judge=agent(d["judge"]),
-            turn_timeout=float(str(d["turn_timeout"])),
-            judge_timeout=float(str(d["judge_timeout"])),
-            budget=float(str(d["budget"])),
-            max_chars=int(str(d["max_chars"])),
-            lang="ja" if d.get("lang") == "ja" else "en",
-            runner=runner_kind(d.get("runner")),
-            keep_temp=bool(d.get("keep_temp", False)),
-            max_cost=None if max_cost is None else float(str(max_cost)),
+            topic=f.str("topic"),
+            role_a=_role(f.obj("role_a")),
+            role_b=_role(f.obj("role_b")),
+            preset=f.str("preset", "custom"),
+            rounds=f.int("rounds"),
+            contexts=tuple(ContextFile(c.str("path"), c.str("text")) for c in f.items("contexts")),
+            agent_a=_agent(f.obj("agent_a")),
+            agent_b=_agent(f.obj("agent_b")),
+            judge=_agent(f.obj("judge")),
+            turn_timeout=f.float("turn_timeout"),
+            judge_timeout=f.float("judge_timeout"),
+            budget=f.float("budget"),
+            max_chars=f.int("max_chars"),
+            lang=f.literal("lang", LANGS, "en"),
+            runner=f.literal("runner", RUNNER_KINDS, "auto"),
+            keep_temp=f.bool("keep_temp", False),
+            max_cost=f.opt_float("max_cost"),
+            agent_setup=f.literal("agent_setup", AGENT_SETUPS, "lean"),
+            tools=f.literal("tools", TOOL_SETS, "none"),
+            opening=f.literal("opening", OPENINGS, "blind"),
         )
+
+
+def _role(f: Fields) -> Role:
+    return Role(side=f.literal("side", SIDES), name=f.str("name"), description=f.str("description"))
+
+
+def _agent(f: Fields) -> AgentChoice:
+    return AgentChoice(agent=f.str("agent"), model=f.opt_str("model"), command=f.opt_str("command"))
 
 
 def runner_kind(v: object) -> RunnerKind:

@@ -83,24 +83,37 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
+NO_CONTRACT = "the ledger is empty because no contract block parsed"
+
+
 def check(
     round_ledgers: Sequence[Ledger],
     max_rounds: int,
     *,
     angle_injected: bool,
     budget_spent: bool = False,
+    parsed: Sequence[bool] | None = None,
     similarity: float = 0.85,
     window: int = 3,
 ) -> Decision:
+    """``parsed[i]``: whether any contract block of round i + 1 parsed. A round without
+    one said nothing, so it is not a quiet round (None: every round's did)."""
     current = len(round_ledgers)
     latest = round_ledgers[-1] if round_ledgers else Ledger()
+
+    def spoke(round_no: int) -> bool:
+        return parsed is None or round_no > len(parsed) or parsed[round_no - 1]
+
+    never = parsed is not None and len(parsed) >= current > 0 and not any(parsed[:current])
+    why_empty = f"; {NO_CONTRACT}" if never else ""
 
     if latest.issues and all(issue.status != "open" for issue in latest.issues):
         n = len(latest.issues)
         what = "the only issue is" if n == 1 else f"all {n} issues are"
         return Decision("converged-early", detail=f"{what} resolved or dropped")
 
-    if current >= 2 and new_points(latest, current) == 0 and new_points(latest, current - 1) == 0:
+    quiet = new_points(latest, current) == 0 and new_points(latest, current - 1) == 0
+    if current >= 2 and quiet and spoke(current) and spoke(current - 1):
         return Decision(
             "converged-early", detail=f"no new points in rounds {current - 1} and {current}"
         )
@@ -124,9 +137,9 @@ def check(
             )
 
     if current >= max_rounds:
-        return Decision("max-rounds", detail=f"reached {current}/{max_rounds} rounds")
+        return Decision("max-rounds", detail=f"reached {current}/{max_rounds} rounds{why_empty}")
 
     if budget_spent:
-        return Decision("timeout", detail=f"time budget spent after round {current}")
+        return Decision("timeout", detail=f"time budget spent after round {current}{why_empty}")
 
     return Decision(None)

@@ -14,6 +14,7 @@ from collab.contract import Contract, StanceUpdate
 
 Side = Literal["A", "B"]
 Status = Literal["open", "resolved", "dropped"]
+Resolution = Literal["agree", "drop"]
 
 SIDES: tuple[Side, ...] = get_args(Side)
 STATUSES: tuple[Status, ...] = get_args(Status)
@@ -30,6 +31,10 @@ class Issue:
     round_opened: int
     round_updated: int
     dropped_by: frozenset[Side] = frozenset()
+    # How a closed issue closed: a reasoned "agree" by the other side, or a "drop"; and the
+    # reason given (what changed the mind). Both empty while the issue is open.
+    resolution: Resolution | None = None
+    reason: str = ""
 
     def evidence(self, side: Side) -> str:
         return self.evidence_a if side == "A" else self.evidence_b
@@ -57,13 +62,21 @@ def _apply_stance(issue: Issue, side: Side, stance: StanceUpdate) -> Issue:
     new = _with_evidence(issue, side, stance.evidence)
     if stance.stance == "agree":
         if side != issue.raised_by:
-            new = replace(new, status="resolved")
+            new = replace(new, status="resolved", resolution="agree", reason=stance.evidence)
     elif stance.stance == "contest":
-        new = replace(new, status="open", dropped_by=new.dropped_by - {side})
+        new = replace(
+            new, status="open", dropped_by=new.dropped_by - {side}, resolution=None, reason=""
+        )
     else:
         dropped_by = new.dropped_by | {side}
         gone = side == issue.raised_by or dropped_by == frozenset(SIDES)
-        new = replace(new, dropped_by=dropped_by, status="dropped" if gone else new.status)
+        if gone:
+            new = replace(
+                new, dropped_by=dropped_by, status="dropped", resolution="drop",
+                reason=stance.evidence,
+            )  # fmt: skip
+        else:
+            new = replace(new, dropped_by=dropped_by)
     return new
 
 
@@ -140,6 +153,8 @@ def ledger_to_dict(ledger: Ledger) -> list[dict[str, object]]:
             "round_opened": issue.round_opened,
             "round_updated": issue.round_updated,
             "dropped_by": sorted(issue.dropped_by),
+            "resolution": issue.resolution,
+            "reason": issue.reason,
         }
         for issue in ledger.issues
     ]

@@ -2,32 +2,44 @@
 
 from __future__ import annotations
 
-import hashlib
 import signal
+import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
-from collab import contract as contract_mod
 from collab import convergence, report
 from collab.agents import AgentSpec, load_agents, spec_for
-from collab.caller import AgentCaller, CallResult
+from collab.caller import AgentCaller
 from collab.config import DebateConfig
-from collab.errors import Interrupted, PrerequisiteError, RunnerError
-from collab.events import Listener
-from collab.ledger import Ledger, Side
+from collab.errors import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    Interrupted,
+    PrerequisiteError,
+    RunnerError,
+)
+from collab.eventlog import EventStream, JsonlFile, Sink, last_seq
+from collab.events import Fanout, Listener, Locked
+from collab.judging import labels_for
+from collab.labels import first_side
+from collab.ledger import Side
+from collab.parallel import run_parallel
 from collab.prompts import Prompts, TurnView
 from collab.runners import RunnerFactory, runner_factory
 from collab.runners.base import Runner
 from collab.runners.turnfiles import TurnDir, reap_stale
 from collab.state import Angle, Judge, RunState
 from collab.store import RunDir
-from collab.turns import PLACEHOLDER, AgentMeta, TurnRecord, TurnStatus
+from collab.turn import JudgeAnswer, Turns
+from collab.turns import TurnRecord
 
 SIDES: tuple[Side, Side] = ("A", "B")
+EVENTS_FILE = "events.jsonl"
 
 
 @dataclass(frozen=True)
@@ -47,80 +59,107 @@ class Orchestrator:
         listener: Listener | None = None,
         env: Mapping[str, str] | None = None,
         resumed: bool = False,
+        event_sinks: Sequence[Sink] = (),
     ) -> None:
         self.state = state
         self.cfg: DebateConfig = state.config
         self.run_dir = run_dir
         self.agents = agents
         self.runner_factory = runner_factory
-        self.ui = listener or Listener()
+        self.listener = listener or Listener()
+        self.ui: Listener = self.listener
+        self.event_sinks = tuple(event_sinks)
         self.env = env
         self.resumed = resumed
         self.prompts = Prompts(self.cfg.lang)
+        self.turns = Turns(self.cfg, self.prompts, self.ui, self._timeout)
         self._started = time.monotonic()
+        self._lock = threading.RLock()
+        # Set on Ctrl-C/SIGTERM so that turns running on worker threads stop their agents.
+        self._cancel = threading.Event()
 
     # -- public ------------------------------------------------------------------------
     def run(self) -> Outcome:
         with self.run_dir.locked(), _sigterm_as_interrupt():
-            if self.state.temp_dir:
-                reap_stale(Path(self.state.temp_dir))
-            tdir = TurnDir(keep=self.cfg.keep_temp)
-            self.state.temp_dir = str(tdir.path)
-            runner: Runner | None = None
+            events_path = self.run_dir.path / EVENTS_FILE
+            log = JsonlFile(events_path)
+            stream = EventStream(log, *self.event_sinks, first_seq=last_seq(events_path))
+            # Turns of a blind round report from worker threads: one event at a time.
+            self.ui = Locked(Fanout(self.listener, stream))
+            self.turns.ui = self.ui
             try:
-                runner = self.runner_factory(tdir, self.state.run_id)
-                caller = AgentCaller(runner, tdir, self.agents, self.env)
-                for choice in (self.cfg.agent_a, self.cfg.agent_b, self.cfg.judge):
-                    caller.binary(spec_for(choice.agent, choice.command, self.agents))
-                self.state.status = "running"
-                self.state.error = None
-                self._save()
-                self.ui.run_started(
-                    self.state.run_id, self.cfg, runner.name, runner.attach_hint(), self.resumed
-                )
-                self._debate(caller)
-                self._judge(caller)
-                spoke = [t for t in self.state.turns if t.status in ("ok", "abstain")]
-                if self.state.turns and not spoke:
-                    self.state.status = "failed"
-                    last = self.state.turns[-1].meta.error or self.state.turns[-1].status
-                    self.state.error = f"every turn failed (last: {last})"
-                else:
-                    self.state.status = "done"
-                self._save()
-                report.write_reports(self.state, self.run_dir)
-            except KeyboardInterrupt:
-                if self.state.status == "done":
-                    # The signal came after the debate ended: keep the result, finish the files.
-                    report.write_reports(self.state, self.run_dir)
-                    return Outcome(self.state, self.run_dir)
-                self.state.status = "interrupted"
-                self.state.error = "interrupted"
-                self._save()
-                raise Interrupted(
-                    f"interrupted; state saved — continue with: collab resume {self.state.run_id}"
-                ) from None
-            except (RunnerError, PrerequisiteError) as exc:
-                self.state.status = "failed"
-                self.state.error = str(exc)
-                self._save()
-                exc.message = (
-                    f"{exc.message}; state saved — fix it, then: collab resume {self.state.run_id}"
-                )
-                raise
+                return self._run()
             finally:
-                try:  # a late Ctrl-C/SIGTERM during close must not leave the temp dir behind
-                    if runner is not None:
-                        runner.close()
-                finally:
-                    tdir.cleanup()
-                if not tdir.keep:
-                    self.state.temp_dir = None
-                    self._save()
+                log.close()
+
+    def _run(self) -> Outcome:
+        if self.state.temp_dir:
+            reap_stale(Path(self.state.temp_dir))
+        tdir = TurnDir(keep=self.cfg.keep_temp)
+        self.state.temp_dir = str(tdir.path)
+        runner: Runner | None = None
+        end: tuple[int, str | None] = (EXIT_FAILED, "unexpected error")
+        try:
+            runner = self.runner_factory(tdir, self.state.run_id)
+            caller = AgentCaller(
+                runner, tdir, self.agents, self.env, setup=self.cfg.agent_setup, cancel=self._cancel
+            )
+            for choice in (self.cfg.agent_a, self.cfg.agent_b, self.cfg.judge):
+                caller.binary(spec_for(choice.agent, choice.command, self.agents))
+            self.state.status = "running"
+            self.state.error = None
+            self._save()
+            self.ui.run_started(
+                self.state.run_id, self.cfg, runner.name, runner.attach_hint(), self.resumed
+            )
+            self._debate(caller, runner)
+            self._judge(caller)
+            spoke = [t for t in self.state.turns if t.status in ("ok", "abstain")]
+            if self.state.turns and not spoke:
+                self.state.status = "failed"
+                last = self.state.turns[-1].meta.error or self.state.turns[-1].status
+                self.state.error = f"every turn failed (last: {last})"
+            else:
+                self.state.status = "done"
+            self._save()
+            report.write_reports(self.state, self.run_dir)
+            end = (EXIT_OK if self.state.status == "done" else EXIT_FAILED, self.state.error)
+        except KeyboardInterrupt:
+            if self.state.status == "done":
+                # The signal came after the debate ended: keep the result, finish the files.
+                report.write_reports(self.state, self.run_dir)
+                end = (EXIT_OK, None)
+                return Outcome(self.state, self.run_dir)
+            self.state.status = "interrupted"
+            self.state.error = "interrupted"
+            self._save()
+            end = (EXIT_INTERRUPTED, "interrupted")
+            raise Interrupted(
+                f"interrupted; state saved — continue with: collab resume {self.state.run_id}"
+            ) from None
+        except (RunnerError, PrerequisiteError) as exc:
+            self.state.status = "failed"
+            self.state.error = str(exc)
+            self._save()
+            end = (exc.exit_code, str(exc))
+            exc.message = (
+                f"{exc.message}; state saved — fix it, then: collab resume {self.state.run_id}"
+            )
+            raise
+        finally:
+            try:  # a late Ctrl-C/SIGTERM during close must not leave the temp dir behind
+                if runner is not None:
+                    runner.close()
+            finally:
+                tdir.cleanup()
+            if not tdir.keep:
+                self.state.temp_dir = None
+                self._save()
+            self.ui.run_finished(self.state.status, end[0], end[1])
         return Outcome(self.state, self.run_dir)
 
     # -- the loop ----------------------------------------------------------------------
-    def _debate(self, caller: AgentCaller) -> None:
+    def _debate(self, caller: AgentCaller, runner: Runner) -> None:
         st = self.state
         if st.stop_reason is not None:
             return
@@ -128,109 +167,94 @@ class Orchestrator:
             if r in st.checked_rounds:
                 continue
             self.ui.round_started(r, self.cfg.rounds)
-            for side in SIDES:
-                if st.turn(r, side) is not None:
-                    continue
-                reason = self._pre_turn_stop()
-                if reason is not None:
-                    self._stop(reason[0], reason[1])
+            todo = [side for side in SIDES if st.turn(r, side) is None]
+            if r == 1 and self.cfg.opening == "blind" and todo:
+                # Both sides write at once, neither seeing the other; the cost cap and the
+                # budget are checked once, before the round.
+                if self._check_stop():
                     return
-                self._turn(caller, r, side)
-            ledger = st.ledger()
-            self.ui.round_finished(r, ledger)
-            decision = convergence.check(
-                st.round_ledgers(),
-                self.cfg.rounds,
-                angle_injected=st.angle is not None,
-                budget_spent=self._budget_spent(),
-            )
-            st.checked_rounds.append(r)
-            if decision.inject_angle:
-                text = self.prompts.angle(r - 1)
-                st.angle = Angle(round_no=r + 1, text=text, issue_ids=decision.circular_ids)
-                self.ui.angle_injected(r + 1, text, decision.circular_ids)
-            if decision.stop is not None:
-                self._stop(decision.stop, decision.detail)
+                self._blind_round(caller, runner, todo)
+            else:
+                for side in todo:
+                    if self._check_stop():
+                        return
+                    self._record(self._take(caller, r, side))
+            if self._end_of_round(r):
                 return
-            self._save()
 
-    def _pre_turn_stop(self) -> tuple[str, str] | None:
+    def _take(self, caller: AgentCaller, r: int, side: Side, *, blind: bool = False) -> TurnRecord:
+        st = self.state
+        angle = st.angle.text if st.angle is not None and st.angle.round_no == r else None
+        return self.turns.take(caller, r, side, st.ledger(), self._history(), angle, blind=blind)
+
+    def _blind_round(self, caller: AgentCaller, runner: Runner, todo: list[Side]) -> None:
+        """Round 1 with both sides at once, in two panes (or two processes); each turn is
+        saved the moment it ends. Only a side left unfinished by a crash runs alone."""
+        if len(todo) == 1:
+            self._record(self._take(caller, 1, todo[0], blind=True))
+            return
+        companion = runner.companion()
+        try:
+            callers: dict[Side, AgentCaller] = {"A": caller, "B": caller.with_runner(companion)}
+
+            def task(side: Side) -> Callable[[], None]:
+                return lambda: self._record(self._take(callers[side], 1, side, blind=True))
+
+            run_parallel({side: task(side) for side in todo}, cancel=self._cancel)
+        finally:
+            companion.close()
+
+    def _record(self, rec: TurnRecord) -> None:
+        """Keep a finished turn: in round order, A before B whichever finished first."""
+        with self._lock:
+            st = self.state
+            st.turns.append(rec)
+            st.turns.sort(key=lambda t: (t.round_no, t.side))
+            self._save()
+            for w in rec.warnings:
+                self.ui.warning(w)
+            self.ui.turn_finished(rec)
+
+    def _end_of_round(self, r: int) -> bool:
+        """The stop rules after round ``r``; True when the debate stops here."""
+        st = self.state
+        ledger = st.ledger()
+        self.ui.round_finished(r, ledger)
+        decision = convergence.check(
+            st.round_ledgers(),
+            self.cfg.rounds,
+            angle_injected=st.angle is not None,
+            budget_spent=self._budget_spent(),
+            parsed=st.parsed_rounds(),
+        )
+        st.checked_rounds.append(r)
+        if decision.inject_angle:
+            text = self.prompts.angle(r - 1)
+            st.angle = Angle(round_no=r + 1, text=text, issue_ids=decision.circular_ids)
+            self.ui.angle_injected(r + 1, text, decision.circular_ids)
+        if decision.stop is not None:
+            self._stop(decision.stop, decision.detail)
+            return True
+        self._save()
+        return False
+
+    def _check_stop(self) -> bool:
+        """The budget and cost cap, before a turn (or a blind round): True when stopped."""
         if self._budget_spent():
-            return "timeout", f"time budget of {self.cfg.budget:g}s spent"
+            self._stop("timeout", f"time budget of {self.cfg.budget:g}s spent")
+            return True
         cap = self.cfg.max_cost
         cost = self.state.cost_usd() or 0.0
         if cap is not None and cost >= cap:
-            return "budget", f"cost ${cost:.4f} reached the --max-cost cap of ${cap:g}"
-        return None
+            self._stop("budget", f"cost ${cost:.4f} reached the --max-cost cap of ${cap:g}")
+            return True
+        return False
 
     def _stop(self, reason: str, detail: str) -> None:
         self.state.stop_reason = reason
         self.state.stop_detail = detail
         self._save()
         self.ui.stopped(reason, detail)
-
-    def _turn(self, caller: AgentCaller, r: int, side: Side) -> None:
-        st = self.state
-        role = self.cfg.role(side)
-        ledger = st.ledger()
-        angle = st.angle.text if st.angle is not None and st.angle.round_no == r else None
-        prompt = self.prompts.role(self.cfg, side, r, ledger, self._history(), angle)
-        self.ui.turn_started(r, side, role.name)
-        res = caller.call(
-            f"r{r}-{side}",
-            self.cfg.agent(side),
-            prompt,
-            self._timeout(self.cfg.turn_timeout),
-            on_retry=lambda why, detail: self.ui.turn_retry(r, side, why, detail),
-        )
-        warnings: list[str] = []
-        reask_meta: AgentMeta | None = None
-        if res.status != "ok":
-            rec = TurnRecord(
-                round_no=r, side=side, role_name=role.name, status=res.status,
-                reply=res.reply.text, prose=PLACEHOLDER[res.status], contract=None,
-                contract_error=None, prompt_sha256=_digest(prompt), meta=res.meta,
-                warnings=(f"turn failed: {res.meta.error}",) if res.meta.error else (),
-            )  # fmt: skip
-        else:
-            known = [i.id for i in ledger.issues]
-            parsed = contract_mod.parse(res.reply.text, known)
-            contract, error = parsed.contract, parsed.error
-            if contract is None:
-                reask = self._reask(
-                    caller, r, side, error or "invalid contract", ledger, parsed.prose
-                )
-                reask_meta = reask.meta
-                if reask.status == "ok":
-                    again = contract_mod.parse(reask.reply.text, known)
-                    contract, error = again.contract, again.error
-                if contract is None:
-                    warnings.append(
-                        f"Role {side}'s contract block was invalid twice ({error}); "
-                        "ledger unchanged for this turn"
-                    )
-            status: TurnStatus = "abstain" if contract is not None and contract.abstain else "ok"
-            rec = TurnRecord(
-                round_no=r, side=side, role_name=role.name, status=status,
-                reply=res.reply.text, prose=parsed.prose or "(contract only)",
-                contract=contract, contract_error=error if contract is None else None,
-                prompt_sha256=_digest(prompt), meta=res.meta, reask=reask_meta,
-                warnings=tuple(warnings),
-            )  # fmt: skip
-        st.turns.append(rec)
-        self._save()
-        for w in rec.warnings:
-            self.ui.warning(w)
-        self.ui.turn_finished(rec)
-
-    def _reask(
-        self, caller: AgentCaller, r: int, side: Side, error: str, ledger: Ledger, prose: str
-    ) -> CallResult:
-        prompt = self.prompts.reask(self.cfg, side, error, ledger, previous=prose)
-        return caller.call(
-            f"r{r}-{side}-fix", self.cfg.agent(side), prompt,
-            self._timeout(self.cfg.turn_timeout), attempts=1,
-        )  # fmt: skip
 
     def _judge(self, caller: AgentCaller) -> None:
         st = self.state
@@ -239,28 +263,18 @@ class Orchestrator:
         if st.stop_reason is None:
             st.stop_reason, st.stop_detail = "max-rounds", f"reached {self.cfg.rounds} rounds"
         self.ui.judge_started()
-        ledger = st.ledger()
+        if st.judge_first is None:
+            st.judge_first = first_side(st.run_id)  # recorded, so the run can be audited
+        labels = labels_for(st.run_id, st.judge_first, self.cfg.role_a.name, self.cfg.role_b.name)
         cap = self.cfg.max_cost
-        over_cap = cap is not None and (st.cost_usd() or 0.0) >= cap
-        meta: AgentMeta | None = None
-        text: str | None = None
-        if not over_cap:
-            prompt = self.prompts.judge(self.cfg, ledger, self._history(), st.stop_reason)
-            res = caller.call(
-                "judge", self.cfg.judge, prompt, self.cfg.judge_timeout,
-                on_retry=lambda why, d: self.ui.warning(f"the judge: {why}, retrying once ({d})"),
-            )  # fmt: skip
-            meta = res.meta
-            if res.status == "ok":
-                text = res.reply.text
-            else:
-                self.ui.warning(f"the judge failed ({res.meta.error}); summarising from the ledger")
-        else:
+        answer = JudgeAnswer(None, None, None)
+        if cap is not None and (st.cost_usd() or 0.0) >= cap:
             self.ui.warning("cost cap reached: summarising from the ledger instead of the judge")
-        fallback = text is None
-        if text is None:
-            text = report.fallback_summary(st)
-        st.judge = Judge(text=text, fallback=fallback, meta=meta)
+        else:
+            answer = self.turns.judge(caller, st.ledger(), self._history(), st.stop_reason, labels)
+        text = answer.text if answer.text is not None else report.fallback_summary(st)
+        fallback = answer.text is None
+        st.judge = Judge(text=text, fallback=fallback, meta=answer.meta, raw=answer.raw)
         self._save()
         self.ui.judge_finished(text, fallback)
 
@@ -295,10 +309,6 @@ def drive(state: RunState, run_dir: RunDir, listener: Listener, *, resumed: bool
         resumed=resumed,
     )
     return orch.run().state
-
-
-def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 @contextmanager

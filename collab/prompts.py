@@ -13,40 +13,40 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Sequence
-from dataclasses import dataclass
-from functools import lru_cache
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template, TemplateSyntaxError
 from jinja2 import TemplateError as JinjaError
 
-from collab.config import DebateConfig, Role
+from collab.config import DebateConfig
 from collab.contract import DEFAULT_LIMITS
 from collab.errors import CollabError
+from collab.labels import LABELS, Labels
 from collab.lang import Lang
-from collab.ledger import Issue, Ledger, Side
+from collab.ledger import Ledger, Side
 from collab.paths import builtin_dir, user_dir
+from collab.prompt_views import (
+    LEDGER_EVIDENCE_CHARS,
+    MAX_ANGLE_CHARS,
+    MAX_ERROR_CHARS,
+    MAX_PATH_CHARS,
+    MAX_TOPIC_CHARS,
+    REPLY_CAP_FACTOR,
+    ContextView,
+    JudgeIssue,
+    JudgeTurn,
+    TurnView,
+    context_text,
+    contract_view,
+    issue_row,
+    live_ledger_rows,
+    older_reply_cap,
+    recent_turns,
+    speaker,
+    turn_rows,
+)
 from collab.text import for_prompt, prompt_cell, prompt_line
 
-MAX_CONTEXT_CHARS_PER_FILE = 20_000
-REPLY_CAP_FACTOR = 4  # a reply in a later prompt is capped at this many times cfg.max_chars
-
-
-def older_reply_cap(cfg: DebateConfig) -> int:
-    """The round before the previous one is context, not what to rebut: an excerpt."""
-    return max(200, cfg.max_chars // 5)
-
-
-MAX_TOPIC_CHARS = 4_000
-MAX_NAME_CHARS = 80
-MAX_DESCRIPTION_CHARS = 4_000
-MAX_PATH_CHARS = 300
-MAX_ERROR_CHARS = 1_000
-MAX_ANGLE_CHARS = 500
-# Per cell in the debaters' table, for open issues argued in the last round; the judge
-# sees the full cap. Older or closed issues show only id, status and title ("·"), so the
-# prompt grows with the live argument, not with the history (the rounds shown carry it).
-LEDGER_EVIDENCE_CHARS = 80
-ELIDED = "·"
+__all__ = ["Prompts", "TemplateError", "TurnView"]
 
 _TEMPLATES = ("role.md.j2", "reask.md.j2", "judge.md.j2")
 
@@ -55,153 +55,6 @@ class TemplateError(CollabError):
     """A template or angles file is missing or broken; names the file and, if known, the line."""
 
     kind = "template"
-
-
-@dataclass(frozen=True)
-class TurnView:
-    round_no: int
-    side: Side
-    role_name: str
-    prose: str  # the prose only (contract block removed); may be "(timeout)" / "(no response)"
-    status: str  # "ok" | "abstain" | "timeout" | "no-response" | "error"
-
-
-@lru_cache(maxsize=32)
-def _context_text(text: str) -> str:
-    """Context files are the same in every prompt of a run: neutralise each one once."""
-    return for_prompt(text.rstrip(), MAX_CONTEXT_CHARS_PER_FILE)
-
-
-# ---------------------------------------------------------------------------
-# What the templates see: small typed views, every string already neutralised.
-
-
-@dataclass(frozen=True)
-class _RoleView:
-    side: Side
-    name: str
-    description: str
-
-
-@dataclass(frozen=True)
-class _ContextView:
-    n: int
-    path: str
-    text: str
-
-
-@dataclass(frozen=True)
-class _IssueRow:
-    id: str
-    status: str
-    title: str
-    raised_by: str
-    evidence_a: str
-    evidence_b: str
-
-
-@dataclass(frozen=True)
-class _TurnRow:
-    round_no: int
-    side: Side
-    name: str
-    status: str
-    prose: str
-
-
-@dataclass(frozen=True)
-class _ContractView:
-    max_new_points: int
-    max_title_chars: int
-    max_evidence_chars: int
-    max_abstain_chars: int
-    ids: tuple[str, ...]
-    example_id: str
-
-
-def _role_view(role: Role) -> _RoleView:
-    return _RoleView(
-        side=role.side,
-        name=prompt_line(role.name, MAX_NAME_CHARS),
-        description=for_prompt(role.description.strip(), MAX_DESCRIPTION_CHARS),
-    )
-
-
-def _speaker(cfg: DebateConfig, side: Side) -> dict[str, object]:
-    """What every debater-facing prompt shows: the topic, who speaks, who answers."""
-    return {
-        "topic": for_prompt(cfg.topic.strip(), MAX_TOPIC_CHARS),
-        "me": _role_view(cfg.role(side)),
-        "opponent": _role_view(cfg.role("B" if side == "A" else "A")),
-        "role_a": _role_view(cfg.role_a),
-        "role_b": _role_view(cfg.role_b),
-    }
-
-
-STALE_TITLE_CHARS = 80
-
-
-def _issue_row(issue: Issue, evidence_cap: int) -> _IssueRow:
-    """``evidence_cap`` 0: a stale row, without evidence (``ELIDED``) and a shorter title."""
-    return _IssueRow(
-        id=prompt_cell(issue.id, 16),
-        status=issue.status,
-        title=prompt_cell(
-            issue.title, DEFAULT_LIMITS.max_title_chars if evidence_cap else STALE_TITLE_CHARS
-        ),
-        raised_by=issue.raised_by,
-        evidence_a=prompt_cell(issue.evidence_a, evidence_cap) if evidence_cap else ELIDED,
-        evidence_b=prompt_cell(issue.evidence_b, evidence_cap) if evidence_cap else ELIDED,
-    )
-
-
-def _live_ledger_rows(ledger: Ledger, round_no: int) -> list[_IssueRow]:
-    """Evidence only for open issues changed in the previous round or this one."""
-    return [
-        _issue_row(
-            i,
-            LEDGER_EVIDENCE_CHARS if i.status == "open" and i.round_updated >= round_no - 1 else 0,
-        )
-        for i in ledger.issues
-    ]
-
-
-def _turn_rows(turns: Sequence[TurnView], reply_cap: int) -> list[_TurnRow]:
-    return [
-        _TurnRow(
-            round_no=t.round_no,
-            side=t.side,
-            name=prompt_line(t.role_name, MAX_NAME_CHARS),
-            status=prompt_line(t.status, 20),
-            prose=for_prompt(t.prose.strip(), reply_cap) or "(empty)",
-        )
-        for t in turns
-    ]
-
-
-def _contract_view(ledger: Ledger) -> _ContractView:
-    ids = tuple(prompt_line(i.id, 16) for i in ledger.issues)
-    open_ids = [prompt_line(i.id, 16) for i in ledger.issues if i.status == "open"]
-    example = open_ids[0] if open_ids else (ids[0] if ids else "I1")
-    return _ContractView(
-        max_new_points=DEFAULT_LIMITS.max_new_points,
-        max_title_chars=DEFAULT_LIMITS.max_title_chars,
-        max_evidence_chars=DEFAULT_LIMITS.max_evidence_chars,
-        max_abstain_chars=DEFAULT_LIMITS.max_abstain_chars,
-        ids=ids,
-        example_id=example,
-    )
-
-
-def _recent_turns(history: Sequence[TurnView], side: Side, round_no: int) -> list[TurnView]:
-    """The two rounds before this one, plus A's reply of this round when B speaks."""
-    first = round_no - 2
-    return [
-        t
-        for t in history
-        if first <= t.round_no < round_no
-        or (side == "B" and t.round_no == round_no and t.side == "A")
-    ]
 
 
 class Prompts:
@@ -230,31 +83,37 @@ class Prompts:
         ledger: Ledger,
         history: Sequence[TurnView],
         angle: str | None,
+        *,
+        blind: bool = False,
     ) -> str:
-        recent = _recent_turns(history, side, round_no)
+        """``blind``: this round's other side is never shown (round 1 of a blind opening,
+        also when that side's turn is already saved, as after a crash)."""
+        recent = recent_turns(history, side, round_no)
+        if blind:
+            recent = [t for t in recent if t.round_no != round_no]
         return self._render(
             "role.md.j2",
-            **_speaker(cfg, side),
+            **speaker(cfg, side),
             round_no=round_no,
             rounds=cfg.rounds,
             contexts=[
-                _ContextView(
+                ContextView(
                     n=n,
                     path=prompt_line(c.path, MAX_PATH_CHARS),
-                    text=_context_text(c.text),
+                    text=context_text(c.text),
                 )
                 for n, c in enumerate(cfg.contexts, start=1)
             ],
-            issues=_live_ledger_rows(ledger, round_no),
-            history=_turn_rows(
+            issues=live_ledger_rows(ledger, round_no),
+            history=turn_rows(
                 [t for t in recent if t.round_no < round_no - 1], older_reply_cap(cfg)
             )
-            + _turn_rows(
+            + turn_rows(
                 [t for t in recent if t.round_no >= round_no - 1], REPLY_CAP_FACTOR * cfg.max_chars
             ),
             older_rounds_hidden=any(t.round_no < round_no - 2 for t in history),
             angle=prompt_line(angle, MAX_ANGLE_CHARS) if angle and angle.strip() else None,
-            contract=_contract_view(ledger),
+            contract=contract_view(ledger),
             max_chars=cfg.max_chars,
         )
 
@@ -272,11 +131,11 @@ class Prompts:
         prev = for_prompt(previous.strip(), REPLY_CAP_FACTOR * cfg.max_chars) if previous else ""
         return self._render(
             "reask.md.j2",
-            **_speaker(cfg, side),
+            **speaker(cfg, side),
             error=for_prompt(error.strip(), MAX_ERROR_CHARS) or "(no details)",
             previous=prev or None,
-            issues=[_issue_row(i, LEDGER_EVIDENCE_CHARS) for i in ledger.issues],
-            contract=_contract_view(ledger),
+            issues=[issue_row(i, LEDGER_EVIDENCE_CHARS) for i in ledger.issues],
+            contract=contract_view(ledger),
         )
 
     def judge(
@@ -285,17 +144,47 @@ class Prompts:
         ledger: Ledger,
         history: Sequence[TurnView],
         stop_reason: str,
+        labels: Labels,
     ) -> str:
+        """The sides only as "Position 1/2" (``labels``): no role names, no stance texts;
+        the rounds stay in chronological order. The topic is left as it is."""
+        cap = DEFAULT_LIMITS.max_evidence_chars
+        first, second = labels.order()
+
+        def hide(text: str, limit: int) -> str:
+            return for_prompt(labels.hide(text).strip(), limit)
+
+        issues = [
+            JudgeIssue(
+                id=prompt_cell(i.id, 16),
+                status=i.status,
+                title=prompt_cell(labels.hide(i.title), DEFAULT_LIMITS.max_title_chars),
+                raised_by=labels.label(i.raised_by),
+                evidence_1=prompt_cell(labels.hide(i.evidence(first)), cap),
+                evidence_2=prompt_cell(labels.hide(i.evidence(second)), cap),
+            )
+            for i in ledger.issues
+        ]
+        turns = [
+            JudgeTurn(
+                round_no=t.round_no,
+                label=labels.label(t.side),
+                position=1 if t.side == first else 2,
+                status=prompt_line(t.status, 20),
+                prose=hide(t.prose, REPLY_CAP_FACTOR * cfg.max_chars) or "(empty)",
+            )
+            for t in history
+        ]
         return self._render(
             "judge.md.j2",
             topic=for_prompt(cfg.topic.strip(), MAX_TOPIC_CHARS),
-            role_a=_role_view(cfg.role_a),
-            role_b=_role_view(cfg.role_b),
+            labels=LABELS,
             stop_reason=prompt_line(stop_reason, 40),
             rounds=cfg.rounds,
             rounds_held=max((t.round_no for t in history), default=0),
-            issues=[_issue_row(i, DEFAULT_LIMITS.max_evidence_chars) for i in ledger.issues],
-            history=_turn_rows(history, REPLY_CAP_FACTOR * cfg.max_chars),
+            issues=issues,
+            open_ids=[i.id for i in issues if i.status == "open"],
+            history=turns,
         )
 
     def angle(self, index: int) -> str:

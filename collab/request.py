@@ -6,12 +6,15 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass, fields
 from pathlib import Path
+from types import NoneType, UnionType
+from typing import TypeVar, get_args, get_origin, get_type_hints
 
 from collab import presets
-from collab.agents import command_spec
+from collab.agents import AGENT_SETUPS, TOOL_SETS, command_spec
 from collab.config import (
     MAX_ROUNDS,
     MIN_ROUNDS,
+    OPENINGS,
     AgentChoice,
     ContextFile,
     DebateConfig,
@@ -20,6 +23,9 @@ from collab.config import (
 )
 from collab.errors import UsageError
 from collab.lang import resolve_lang
+from collab.secret_scan import ensure_no_secrets
+
+L = TypeVar("L", bound=str)
 
 MAX_TOPIC_CHARS = 2000
 DEFAULT_CONTEXT_BUDGET = 60_000  # characters of context, all files together
@@ -52,6 +58,10 @@ class DebateRequest:
     max_cost: float | None = None
     context_budget: int = DEFAULT_CONTEXT_BUDGET
     agent_command: str | None = None
+    agent_setup: str = "lean"
+    tools: str = "none"
+    opening: str = "blind"
+    allow_secrets: bool = False
 
 
 def validate_topic(topic: str) -> str:
@@ -151,6 +161,9 @@ def build_config(req: DebateRequest, known_agents: Collection[str]) -> DebateCon
         raise UsageError(f"--max-cost must be a positive amount of USD, got {req.max_cost:g}")
     if req.context_budget < 1:
         raise UsageError("--context-budget must be positive")
+    agent_setup = _choose("--agent-setup", req.agent_setup, AGENT_SETUPS)
+    tools = _choose("--tools", req.tools, TOOL_SETS)
+    opening = _choose("--opening", req.opening, OPENINGS)
 
     if (req.role_a is None) != (req.role_b is None):
         raise UsageError("custom roles need both --role-a and --role-b")
@@ -164,11 +177,20 @@ def build_config(req: DebateRequest, known_agents: Collection[str]) -> DebateCon
         preset = presets.get_preset(req.preset or presets.DEFAULT_PRESET)
         ra, rb = presets.roles_for(preset, lang)
         preset_key = preset.key
+    ra_role, rb_role = Role("A", ra.name, ra.description), Role("B", rb.name, rb.description)
     contexts = load_contexts(tuple(req.context), req.context_budget)
+    # Everything below goes to a model provider: nothing that looks like a secret leaves.
+    ensure_no_secrets(
+        topic,
+        [(c.path, c.text) for c in contexts],
+        others=[(f"--role-{r.side.lower()}", r.description) for r in (ra_role, rb_role)]
+        if preset_key == "custom" else [],
+        allow=req.allow_secrets,
+    )  # fmt: skip
     return DebateConfig(
         topic=topic,
-        role_a=Role("A", ra.name, ra.description),
-        role_b=Role("B", rb.name, rb.description),
+        role_a=ra_role,
+        role_b=rb_role,
         preset=preset_key,
         rounds=req.rounds,
         contexts=contexts,
@@ -183,7 +205,17 @@ def build_config(req: DebateRequest, known_agents: Collection[str]) -> DebateCon
         runner=runner_kind(req.runner),
         keep_temp=req.keep_temp,
         max_cost=req.max_cost,
+        agent_setup=agent_setup,
+        tools=tools,
+        opening=opening,
     )
+
+
+def _choose(option: str, value: str, choices: tuple[L, ...]) -> L:
+    for choice in choices:
+        if value == choice:
+            return choice
+    raise UsageError(f"{option} must be {' or '.join(choices)}, got {value!r}")
 
 
 def _choice(agent: str, model: str | None, command: str | None) -> AgentChoice:
@@ -213,6 +245,10 @@ REQUEST_KEYS = {
     "lang": "lang",
     "runner": "runner",
     "agent_command": "agent_command",
+    "agent_setup": "agent_setup",
+    "tools": "tools",
+    "opening": "opening",
+    "allow_secrets": "allow_secrets",
 }
 # Shorthands that set a value for both roles and the judge.
 SEAT_KEYS = {
@@ -222,17 +258,33 @@ SEAT_KEYS = {
 
 
 def coerce_field(name: str, key: str, value: object) -> object:
-    """Type-check one DebateRequest field read from TOML/JSON/YAML data."""
-    kind = _REQUEST_TYPES[name]
-    if value is None and "None" in kind:
-        return None
-    if "float" in kind and isinstance(value, int | float) and not isinstance(value, bool):
+    """Type-check one DebateRequest field read from TOML/JSON/YAML data, by the field's
+    declared type: ``true`` is not a number, an integer is a float, ``X | None`` takes null."""
+    accepted = _REQUEST_TYPES[name]
+    if value is None:
+        if NoneType in accepted:
+            return None
+    elif isinstance(value, bool):
+        if bool in accepted:
+            return value
+    elif isinstance(value, int | float) and float in accepted:
         return float(value)
-    if kind.startswith("int") and isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if "str" in kind and isinstance(value, str):
+    elif any(isinstance(value, kind) for kind in accepted):
         return value
     raise UsageError(f"{key!r} has the wrong type ({type(value).__name__})")
 
 
-_REQUEST_TYPES = {f.name: str(f.type) for f in fields(DebateRequest)}
+def _accepted(hint: object) -> frozenset[type]:
+    """The plain types a field's annotation lets through."""
+    if isinstance(hint, UnionType):
+        return frozenset().union(*(_accepted(arg) for arg in get_args(hint)))
+    if get_origin(hint) is tuple:
+        # tuple[str, ...]: one string passes, as before (callers resolve context paths).
+        return _accepted(get_args(hint)[0])
+    if isinstance(hint, type):
+        return frozenset({hint})
+    raise TypeError(f"DebateRequest: no rule for a field of type {hint!r}")
+
+
+_HINTS = get_type_hints(DebateRequest)
+_REQUEST_TYPES = {f.name: _accepted(_HINTS[f.name]) for f in fields(DebateRequest)}

@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Literal
+from typing import Literal, get_args
 
 from collab import __version__
 from collab.config import DebateConfig
 from collab.errors import UsageError
-from collab.ledger import Ledger, Side, ledger_to_dict, replay
+from collab.fields import DamagedField, Fields
+from collab.ledger import SIDES, Ledger, Side, ledger_to_dict, replay
 from collab.replies import Usage, sum_usage
 from collab.store import RunDir
-from collab.turns import AgentMeta, TurnRecord, meta_from_dict
+from collab.turns import AgentMeta, TurnRecord, meta_from_fields
+from collab.verdict import Verdict, verdict
 
 RunStatus = Literal["pending", "running", "done", "interrupted", "failed"]
+RUN_STATUSES: tuple[RunStatus, ...] = get_args(RunStatus)
 
 
 @dataclass
@@ -26,9 +30,10 @@ class Angle:
 
 @dataclass
 class Judge:
-    text: str
+    text: str  # as shown and saved: role names, not the Judge's "Position 1/2"
     fallback: bool
     meta: AgentMeta | None
+    raw: str | None = None  # the Judge's answer as written, for an audit
 
 
 @dataclass
@@ -51,6 +56,8 @@ class RunState:
     # The private temp dir of the process driving the run, so a resume after a crash can
     # stop agents still running from it and remove it.
     temp_dir: str | None = None
+    # The side the Judge read as "Position 1" (drawn from the run id; kept for an audit).
+    judge_first: Side | None = None
 
     # -- derived -------------------------------------------------------------------
     def ledger(self, upto_round: int | None = None) -> Ledger:
@@ -92,6 +99,20 @@ class RunState:
         known = [m.cost_usd for m in self._metas(side) if m.cost_usd is not None]
         return round(sum(known), 6) if known else None
 
+    def parsed_rounds(self) -> list[bool]:
+        """Per round held: did any turn's contract block parse?"""
+        return [
+            any(t.contract is not None for t in self.turns if t.round_no == r)
+            for r in range(1, self.rounds_done() + 1)
+        ]
+
+    def any_contract(self) -> bool:
+        """Did any turn's contract block parse? (Without one the ledger says nothing.)"""
+        return any(t.contract is not None for t in self.turns)
+
+    def verdict(self) -> Verdict:
+        return verdict(self.ledger(), self.any_contract())
+
     def tokens(self) -> Usage:
         return sum_usage([m.usage for m in self._metas() if m.usage is not None]) or Usage()
 
@@ -115,6 +136,7 @@ class RunState:
             "judge": None if self.judge is None else asdict(self.judge),
             "warnings": list(self.warnings),
             "temp_dir": self.temp_dir,
+            "judge_first": self.judge_first,
             # Derived, kept for readers of state.json (resume recomputes them).
             "ledger": ledger_to_dict(ledger),
             "round_ledgers": [ledger_to_dict(lg) for lg in self.round_ledgers()],
@@ -124,51 +146,48 @@ class RunState:
         }
 
     @staticmethod
-    def from_dict(d: dict[str, object]) -> RunState:
-        cfg_raw = d["config"]
-        assert isinstance(cfg_raw, dict)
-        turns_raw = d.get("turns") or []
-        assert isinstance(turns_raw, list)
-        angle_raw = d.get("angle")
-        judge_raw = d.get("judge")
-        checked = d.get("checked_rounds") or []
-        assert isinstance(checked, list)
-        warnings = d.get("warnings") or []
-        assert isinstance(warnings, list)
-        status = d.get("status", "running")
-        assert status in ("pending", "running", "done", "interrupted", "failed")
-        st = RunState(
-            run_id=str(d["run_id"]),
-            config=DebateConfig.from_dict(cfg_raw),
-            created=str(d.get("created", "")),
-            created_ts=float(str(d.get("created_ts", 0.0))),
-            status=status,
-            stop_reason=None if d.get("stop_reason") is None else str(d["stop_reason"]),
-            stop_detail=str(d.get("stop_detail") or ""),
-            error=None if d.get("error") is None else str(d["error"]),
-            turns=[TurnRecord.from_dict(t) for t in turns_raw],
-            checked_rounds=[int(x) for x in checked],
-            warnings=[str(w) for w in warnings],
-            temp_dir=None if d.get("temp_dir") is None else str(d["temp_dir"]),
+    def from_dict(d: Mapping[str, object]) -> RunState:
+        """Read state.json's document; a damaged field raises ``DamagedField`` naming it."""
+        f = Fields(d, "state")
+        angle = f.opt_obj("angle")
+        judge = f.opt_obj("judge")
+        return RunState(
+            run_id=f.str("run_id"),
+            config=DebateConfig.from_fields(f.obj("config")),
+            created=f.str("created", ""),
+            created_ts=f.float("created_ts", 0.0),
+            status=f.literal("status", RUN_STATUSES, "running"),
+            stop_reason=f.opt_str("stop_reason"),
+            stop_detail=f.opt_str("stop_detail") or "",
+            error=f.opt_str("error"),
+            turns=[TurnRecord.from_fields(t) for t in f.items("turns")],
+            checked_rounds=f.ints("checked_rounds"),
+            angle=None if angle is None else _angle(angle),
+            judge=None if judge is None else _judge(judge),
+            warnings=f.strs("warnings"),
+            temp_dir=f.opt_str("temp_dir"),
+            judge_first=None if f.get("judge_first") is None else f.literal("judge_first", SIDES),
         )
-        if isinstance(angle_raw, dict):
-            st.angle = Angle(
-                round_no=int(angle_raw["round_no"]),
-                text=str(angle_raw["text"]),
-                issue_ids=tuple(str(x) for x in angle_raw.get("issue_ids", ())),
-            )
-        if isinstance(judge_raw, dict):
-            meta = judge_raw.get("meta")
-            st.judge = Judge(
-                text=str(judge_raw["text"]),
-                fallback=bool(judge_raw.get("fallback")),
-                meta=None if meta is None else meta_from_dict(meta),
-            )
-        return st
+
+
+def _angle(f: Fields) -> Angle:
+    return Angle(
+        round_no=f.int("round_no"), text=f.str("text"), issue_ids=tuple(f.strs("issue_ids"))
+    )
+
+
+def _judge(f: Fields) -> Judge:
+    meta = f.opt_obj("meta")
+    return Judge(
+        text=f.str("text"),
+        fallback=f.bool("fallback", False),
+        meta=None if meta is None else meta_from_fields(meta),
+        raw=f.opt_str("raw"),
+    )
 
 
 def load_state(run_dir: RunDir) -> RunState:
     try:
         return RunState.from_dict(run_dir.load())
-    except (KeyError, AssertionError, ValueError, TypeError) as exc:
-        raise UsageError(f"run {run_dir.run_id}: state.json is damaged ({exc!r})") from None
+    except DamagedField as exc:
+        raise UsageError(f"run {run_dir.run_id}: state.json is damaged ({exc})") from None

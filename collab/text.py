@@ -64,7 +64,7 @@ def truncate(text: str, limit: int) -> str:
     """At most ``limit`` characters, the last one an ellipsis when anything was cut."""
     if limit < 1:
         return ""
-    return text if len(text) <= limit else text[: limit - 1] + ELLIPSIS
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + ELLIPSIS
 
 
 def one_line(text: str, limit: int | None = None) -> str:
@@ -78,8 +78,11 @@ def md_cell(text: str, limit: int | None = None) -> str:
     return one_line(text, limit).replace("|", "\\|")
 
 
-def cut_marker(dropped: int) -> str:
-    """The visible mark left where text was cut to a cap."""
+def cut_marker(dropped: int | None) -> str:
+    """The visible mark left where text was cut to a cap (``None``: cut while it was still
+    being written, so how much went is not known yet)."""
+    if dropped is None:
+        return f"{ELLIPSIS}[truncated]"
     return f"{ELLIPSIS}[truncated {dropped} chars]"
 
 

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import Literal
+from dataclasses import asdict, dataclass, field, fields
+from typing import Literal, get_args
 
 from collab.contract import Contract, contract_from_dict, contract_to_dict
-from collab.ledger import Side
+from collab.fields import Fields
+from collab.ledger import SIDES, Side
 from collab.replies import Usage
 
 TurnStatus = Literal["ok", "abstain", "timeout", "no-response", "error"]
+TURN_STATUSES: tuple[TurnStatus, ...] = get_args(TurnStatus)
 
 PLACEHOLDER = {"timeout": "(timeout)", "no-response": "(no response)", "error": "(error)"}
 
@@ -42,6 +44,9 @@ class TurnRecord:
     meta: AgentMeta
     reask: AgentMeta | None = None
     warnings: tuple[str, ...] = field(default_factory=tuple)
+    # Points and stances the contract block held, and how many passed validation.
+    items_sent: int = 0
+    items_kept: int = 0
 
     @property
     def cost_usd(self) -> float | None:
@@ -56,49 +61,52 @@ class TurnRecord:
         return d
 
     @staticmethod
-    def from_dict(d: dict[str, object]) -> TurnRecord:
-        raw_contract = d.get("contract")
-        side = d["side"]
-        assert side in ("A", "B")
-        status = d["status"]
-        assert status in ("ok", "abstain", "timeout", "no-response", "error")
-        reask = d.get("reask")
-        warnings = d.get("warnings") or []
-        assert isinstance(warnings, list)
+    def from_fields(f: Fields) -> TurnRecord:
+        contract = f.get("contract")
+        reask = f.opt_obj("reask")
         return TurnRecord(
-            round_no=int(str(d["round_no"])),
-            side=side,
-            role_name=str(d["role_name"]),
-            status=status,
-            reply=str(d["reply"]),
-            prose=str(d["prose"]),
-            contract=None if raw_contract is None else contract_from_dict(raw_contract),
-            contract_error=_opt_str(d.get("contract_error")),
-            prompt_sha256=str(d["prompt_sha256"]),
-            meta=meta_from_dict(d["meta"]),
-            reask=None if reask is None else meta_from_dict(reask),
-            warnings=tuple(str(w) for w in warnings),
+            round_no=f.int("round_no"),
+            side=f.literal("side", SIDES),
+            role_name=f.str("role_name"),
+            status=f.literal("status", TURN_STATUSES),
+            reply=f.str("reply"),
+            prose=f.str("prose"),
+            contract=None if contract is None else contract_from_dict(contract, f.at("contract")),
+            contract_error=f.opt_str("contract_error"),
+            prompt_sha256=f.str("prompt_sha256"),
+            meta=meta_from_fields(f.obj("meta")),
+            reask=None if reask is None else meta_from_fields(reask),
+            warnings=tuple(f.strs("warnings")),
+            items_sent=f.int("items_sent", 0),
+            items_kept=f.int("items_kept", 0),
         )
 
 
-def meta_from_dict(raw: object) -> AgentMeta:
-    assert isinstance(raw, dict)
-    usage = raw.get("usage")
-    cost = raw.get("cost_usd")
-    code = raw.get("exit_code")
+def meta_from_fields(f: Fields) -> AgentMeta:
+    usage = f.opt_obj("usage")
     return AgentMeta(
-        agent=str(raw["agent"]),
-        model=_opt_str(raw.get("model")),
-        exit_code=None if code is None else int(code),
-        duration=float(raw.get("duration", 0.0)),
-        attempts=int(raw.get("attempts", 1)),
-        usage=Usage(**usage) if isinstance(usage, dict) else None,
-        cost_usd=None if cost is None else float(cost),
-        session_id=_opt_str(raw.get("session_id")),
-        error=_opt_str(raw.get("error")),
-        pane_restarts=int(raw.get("pane_restarts", 0)),
+        agent=f.str("agent"),
+        model=f.opt_str("model"),
+        exit_code=f.opt_int("exit_code"),
+        duration=f.float("duration", 0.0),
+        attempts=f.int("attempts", 1),
+        usage=None if usage is None else usage_from_fields(usage),
+        cost_usd=f.opt_float("cost_usd"),
+        session_id=f.opt_str("session_id"),
+        error=f.opt_str("error"),
+        pane_restarts=f.int("pane_restarts", 0),
     )
 
 
-def _opt_str(v: object) -> str | None:
-    return None if v is None else str(v)
+def usage_from_fields(f: Fields) -> Usage:
+    # Unknown keys were refused before (Usage(**raw)); they still are, by name.
+    f.only(_USAGE_KEYS)
+    return Usage(
+        input_tokens=f.int("input_tokens", 0),
+        output_tokens=f.int("output_tokens", 0),
+        cache_read_tokens=f.int("cache_read_tokens", 0),
+        cache_write_tokens=f.int("cache_write_tokens", 0),
+    )
+
+
+_USAGE_KEYS = tuple(u.name for u in fields(Usage))

@@ -146,10 +146,12 @@ def debate_args(
     as_json: bool = True,
     topic: str = TOPIC,
     extra: Sequence[str] = (),
+    opening: str = "sequential",
 ) -> list[str]:
+    """These debates script B answering A in round 1: sequential unless a test says not."""
     args = [
         "debate", topic, "--agent", "fake", "--rounds", str(rounds), "--runner", runner,
-        "--timeout", f"{timeout:g}", "--judge-timeout", "60", *extra,
+        "--timeout", f"{timeout:g}", "--judge-timeout", "60", "--opening", opening, *extra,
     ]  # fmt: skip
     return [*args, "--json"] if as_json else args
 
@@ -362,18 +364,21 @@ FULL_LEDGER: list[dict[str, object]] = [
     {"id": "I1", "title": "Stateless scaling", "raised_by": "A", "status": "open",
      "evidence_a": "ev-a1c replicas still partition",
      "evidence_b": "ev-b1 a Redis lookup is 0.2 ms",
-     "round_opened": 1, "round_updated": 3, "dropped_by": []},
+     "round_opened": 1, "round_updated": 3, "dropped_by": [], "resolution": None, "reason": ""},
     {"id": "I2", "title": "Revocation lag", "raised_by": "B", "status": "resolved",
      "evidence_a": "ev-a2 a denylist is needed anyway",
      "evidence_b": "ev-b2 a stolen token lives until expiry",
-     "round_opened": 1, "round_updated": 2, "dropped_by": []},
+     "round_opened": 1, "round_updated": 2, "dropped_by": [],
+     "resolution": "agree", "reason": "ev-a2 a denylist is needed anyway"},
     {"id": "I3", "title": "Cookie size", "raised_by": "B", "status": "dropped",
      "evidence_a": "", "evidence_b": "ev-b3b compression makes it moot",
-     "round_opened": 1, "round_updated": 2, "dropped_by": ["B"]},
+     "round_opened": 1, "round_updated": 2, "dropped_by": ["B"],
+     "resolution": "drop", "reason": "ev-b3b compression makes it moot"},
     {"id": "I4", "title": "Key rotation", "raised_by": "A", "status": "resolved",
      "evidence_a": "ev-a4 rotating signing keys is routine",
      "evidence_b": "ev-b4c overlap windows solve it",
-     "round_opened": 2, "round_updated": 3, "dropped_by": []},
+     "round_opened": 2, "round_updated": 3, "dropped_by": [],
+     "resolution": "agree", "reason": "ev-b4c overlap windows solve it"},
 ]  # fmt: skip
 
 FULL_PROSE = {
@@ -420,7 +425,9 @@ def test_full_three_round_debate(
         assert prose in judge_md  # the rounds, folded in <details>
     assert "JUDGE-VERDICT" in transcript and "JUDGE-VERDICT" in judge_md
     assert "new_points" not in transcript and "```json" not in transcript
-    assert doc["judge"] == {"markdown": JUDGE_TEXT.strip(), "fallback": False}
+    # The Judge skipped the open I1: collab names it under the summary (DESIGN §7).
+    skipped = "\n\n> Open, but not covered by the Judge's summary: I1 (Stateless scaling)."
+    assert doc["judge"] == {"markdown": JUDGE_TEXT.strip() + skipped, "fallback": False}
     assert doc["paths"]["transcript"] == str(run_dir / "transcript.md")
     assert doc["resume"] is None
 

@@ -230,7 +230,8 @@ def test_f3_empty_reply_retries_once_then_no_response(
 
 # -- F4 the contract block is invalid ------------------------------------------------------------
 
-BAD_BLOCK = '\n\n```json\n{"new_points": [{"title": "Broken", \n```\n'
+# Past what json-repair can mend into a contract: a list, cut off.
+BAD_BLOCK = '\n\n```json\n["Broken", \n```\n'
 
 
 def test_f4_contract_invalid_twice_leaves_ledger_unchanged_with_a_warning(
@@ -248,14 +249,14 @@ def test_f4_contract_invalid_twice_leaves_ledger_unchanged_with_a_warning(
     )
     res = run_cli(capsys, *debate_args(rounds=n, as_json=False))
     assert res.code == 0, res.err
-    assert "invalid twice" in res.err  # shown to the user
+    assert "unusable twice" in res.err  # shown to the user
     state = read_state(only_run_id())
     t = state.turn(1, "A")
     assert t is not None
     assert t.status == "ok" and t.prose == "PROSE-A1 argues well"
     assert t.contract is None and t.contract_error
     assert t.reask is not None
-    assert any("invalid twice" in w and "ledger unchanged" in w for w in t.warnings)
+    assert any("unusable twice" in w and "ledger unchanged" in w for w in t.warnings)
     # Nothing of A's broken block in the ledger: B's point is I1.
     assert [(i.id, i.title, i.raised_by) for i in state.ledger().issues] == [
         ("I1", "Point B1", "B")
@@ -263,7 +264,7 @@ def test_f4_contract_invalid_twice_leaves_ledger_unchanged_with_a_warning(
     assert len(reask_calls(fake_agent.calls(), "A")) == 1
     assert state.status == "done" and state.rounds_done() == n
     doc = json.loads(run_cli(capsys, "show", state.run_id, "--json").out)
-    assert any("invalid twice" in w for w in doc["turns"][0]["warnings"])
+    assert any("unusable twice" in w for w in doc["turns"][0]["warnings"])
 
 
 def test_f4_contract_invalid_once_then_valid_reask_updates_the_ledger(

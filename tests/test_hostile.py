@@ -199,6 +199,8 @@ def hostile_run(
                 "--role-b", f"Defender: argues for. {argv_payload} ROLE-TAIL",
                 "--context", str(ctx), "--agent", "fake", "--rounds", "2",
                 "--runner", "tmux", "--keep-temp", "--timeout", "30", "--judge-timeout", "30",
+                # B answers A's hostile round-1 reply: what B's prompt shows is checked.
+                "--opening", "sequential",
             ],
             capture_output=True, text=True, env=collab_env(tmp, server), timeout=120,
             stdin=subprocess.DEVNULL,
@@ -233,7 +235,8 @@ def test_hostile_text(
     # 1. Nothing ran: no marker file, no stray file names.
     assert list(pw.iterdir()) == []
     generated = re.compile(
-        r"^(r\d+-[AB](-fix)?-\d+|judge-\d+)\.(prompt|argv|env|sh|pid|exit|out|err|started)$"
+        r"^(r\d+-[AB](-fix)?-\d+|judge-\d+)\."
+        r"(prompt|argv|env|sh|pid|exit|out|err|started|view|summary)$"
     )
     for f in run.temp_dir.iterdir():
         assert generated.match(f.name), f.name
@@ -284,7 +287,7 @@ def test_hostile_text(
         assert text in context, repr(text)
         if argv_ok:
             assert text in body(b_prompt, "<<<COLLAB:TOPIC"), repr(text)
-            assert text in body(run.prompts["judge-1"], "<<<COLLAB:ROLE side=A"), repr(text)
+            assert text in body(run.prompts["r1-A-1"], "<<<COLLAB:ROLE side=A"), repr(text)
     b_reply = body(run.prompts["r2-A-1"], "<<<COLLAB:REPLY round=1 role=B")
     assert b_reply.strip().endswith("B-TAIL-MARK")
 

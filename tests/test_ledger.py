@@ -40,9 +40,15 @@ def issue(
     updated: int,
     dropped_by: str = "",
     title: str = "",
+    reason: str = "",
 ) -> Issue:
+    """A closed issue records how it closed (agree/drop) and the concession's reason."""
     sides: frozenset[Side] = frozenset(s for s in ("A", "B") if s in dropped_by)
-    return Issue(id, title or f"T{id[1:]}", raised_by, status, ev_a, ev_b, opened, updated, sides)
+    how = {"resolved": "agree", "dropped": "drop"}.get(status)
+    return Issue(
+        id, title or f"T{id[1:]}", raised_by, status, ev_a, ev_b, opened, updated, sides,
+        how, reason,  # type: ignore[arg-type]
+    )  # fmt: skip
 
 
 A_OPENS: Step = ("A", 1, point("T1", "a1"))
@@ -75,7 +81,7 @@ CASES = [
     Case(
         "agree-by-other-resolves",
         [A_OPENS, ("B", 1, stance("I1", "agree", "fine"))],
-        (issue("I1", "A", "resolved", "a1", "fine", 1, 1),),
+        (issue("I1", "A", "resolved", "a1", "fine", 1, 1, reason="fine"),),
     ),
     Case(
         "agree-by-other-empty-evidence-keeps-old",
@@ -115,7 +121,7 @@ CASES = [
     Case(
         "drop-by-raiser",
         [A_OPENS, ("A", 2, stance("I1", "drop", "moot"))],
-        (issue("I1", "A", "dropped", "moot", "", 1, 2, dropped_by="A"),),
+        (issue("I1", "A", "dropped", "moot", "", 1, 2, dropped_by="A", reason="moot"),),
     ),
     Case(
         "drop-by-non-raiser-only",
@@ -171,7 +177,10 @@ CASES = [
                 ),
             ),
         ],
-        (issue("I1", "A", "resolved", "a1", "ok", 1, 2), issue("I2", "B", "open", "", "b2", 2, 2)),
+        (
+            issue("I1", "A", "resolved", "a1", "ok", 1, 2, reason="ok"),
+            issue("I2", "B", "open", "", "b2", 2, 2),
+        ),
     ),
     Case(
         "evidence-updates-per-side",

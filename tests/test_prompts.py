@@ -10,9 +10,11 @@ import pytest
 
 from collab.config import ContextFile, DebateConfig, Role
 from collab.errors import UsageError
+from collab.labels import Labels
 from collab.lang import Lang, detect_lang, resolve_lang
 from collab.ledger import Issue, Ledger, Side
-from collab.prompts import MAX_CONTEXT_CHARS_PER_FILE, Prompts, TemplateError, TurnView
+from collab.prompt_views import MAX_CONTEXT_CHARS_PER_FILE, TurnView
+from collab.prompts import Prompts, TemplateError
 from collab.text import for_prompt as neutralize
 
 # The headings the judge is asked for, per language.
@@ -21,10 +23,20 @@ JUDGE_SECTIONS: dict[Lang, tuple[str, ...]] = {
         "## TL;DR",
         "## Agreements",
         "## Open disagreements",
+        "## Crux",
+        "## Minority report",
         "## Trade-offs",
         "## Recommended actions",
     ),
-    "ja": ("## TL;DR", "## 合意点", "## 未解決の対立点", "## トレードオフ", "## 推奨アクション"),
+    "ja": (
+        "## TL;DR",
+        "## 争点の核心",
+        "## 合意点",
+        "## 未解決の対立点",
+        "## 少数意見",
+        "## トレードオフ",
+        "## 推奨アクション",
+    ),
 }
 
 TOPIC = "Should the billing service move from Postgres to DynamoDB?"
@@ -459,27 +471,38 @@ JUDGE_CASES = [
 ]
 
 
+@pytest.mark.parametrize("first", ["A", "B"])
 @pytest.mark.parametrize("case", JUDGE_CASES, ids=[c.test_id for c in JUDGE_CASES])
-def test_judge_prompt(case: JudgeCase) -> None:
+def test_judge_prompt(case: JudgeCase, first: Side) -> None:
+    """The sides only as positions: no role names, no stance texts, rounds in order."""
+    labels = Labels(first=first, name_a=ROLE_A.name, name_b=ROLE_B.name)
     history = history_until(5, "A")
-    text = Prompts(case.lang).judge(cfg(), LEDGER, history, case.stop_reason)
-    for s in (
-        *case.present,
-        *JUDGE_SECTIONS[case.lang],
-        TOPIC,
-        ROLE_A.name,
-        ROLE_B.name,
-        ROLE_A.description,
-        ROLE_B.description,
-        "I1",
-        "I2",
-        "Top tenant is 40% of writes",
-    ):
+    history[2] = turn(2, "A", f"As the {ROLE_A.name}, I answer the {ROLE_B.name} and Role B.")
+    text = Prompts(case.lang).judge(cfg(), LEDGER, history, case.stop_reason, labels)
+    for s in (*case.present, *JUDGE_SECTIONS[case.lang], TOPIC, "I1", "I2"):
         assert s in text, s
-    for t in history:  # every round, prose only
-        assert marker(t.round_no, t.side) in text
-        assert t.prose in text
+    assert "Top tenant is 40% of writes" in text
+    for hidden in (ROLE_A.name, ROLE_B.name, ROLE_A.description, ROLE_B.description,
+                   "Role A", "Role B", "role=A", "role=B"):  # fmt: skip
+        assert hidden not in text, hidden
+    # Position 1 is whichever side the run drew; its evidence column comes first.
+    one, two = ("Position 1", "Position 2")
+    i1 = next(line for line in text.splitlines() if line.startswith("| I1 |"))
+    a_ev, b_ev = "Tenants are uniform", "Top tenant is 40% of writes"
+    first_ev, second_ev = (a_ev, b_ev) if first == "A" else (b_ev, a_ev)
+    assert i1.index(first_ev) < i1.index(second_ev)
+    assert f"| {two if first == 'A' else one} |" in i1  # I1 was raised by B
+    a_label = one if first == "A" else two
+    assert f"As the {a_label}, I answer the {two if first == 'A' else one} and" in text
+    # Every round, in chronological order, under its position label.
+    positions = [f"position={1 if t.side == first else 2}>>>" for t in history]
+    found = [line for line in text.splitlines() if line.startswith("<<<COLLAB:REPLY")]
+    assert [line.split()[-1] for line in found] == positions
+    assert [int(line.split()[1].removeprefix("round=")) for line in found] == [
+        t.round_no for t in history
+    ]
     assert text.count("<<<END:REPLY>>>") == len(history)
+    assert "I1" in text.split("Open disagreements" if case.lang == "en" else "未解決の対立点")[-1]
 
 
 def test_angles_cycle_in_both_languages() -> None:
@@ -500,7 +523,9 @@ def test_user_template_overrides_builtin_and_falls_back(home: Path) -> None:
     (d / "judge.md.j2").write_text("JUDGE {{ topic }} / {{ stop_reason }}\n", encoding="utf-8")
     (d / "angles.toml").write_text('angles = ["only angle"]\n', encoding="utf-8")
     p = Prompts("en")
-    assert p.judge(cfg(topic="{{ 7*7 }}"), LEDGER, [], "timeout") == "JUDGE {{ 7*7 }} / timeout\n"
+    labels = Labels(first="A", name_a=ROLE_A.name, name_b=ROLE_B.name)
+    got = p.judge(cfg(topic="{{ 7*7 }}"), LEDGER, [], "timeout", labels)
+    assert got == "JUDGE {{ 7*7 }} / timeout\n"
     assert p.angle(5) == "only angle"
     assert "## Your task" in p.role(cfg(), "A", 1, LEDGER, [], None)  # built-in fallback
 

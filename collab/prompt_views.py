@@ -1,0 +1,200 @@
+"""What the prompt templates see: small typed views, every string already neutralised
+(``collab.text.for_prompt``), and the caps that keep a prompt small."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from collab.config import DebateConfig, Role
+from collab.contract import DEFAULT_LIMITS
+from collab.ledger import Issue, Ledger, Side
+from collab.text import for_prompt, prompt_cell, prompt_line
+
+MAX_CONTEXT_CHARS_PER_FILE = 20_000
+REPLY_CAP_FACTOR = 4  # a reply in a later prompt is capped at this many times cfg.max_chars
+
+
+def older_reply_cap(cfg: DebateConfig) -> int:
+    """The round before the previous one is context, not what to rebut: an excerpt."""
+    return max(200, cfg.max_chars // 5)
+
+
+MAX_TOPIC_CHARS = 4_000
+MAX_NAME_CHARS = 80
+MAX_DESCRIPTION_CHARS = 4_000
+MAX_PATH_CHARS = 300
+MAX_ERROR_CHARS = 1_000
+MAX_ANGLE_CHARS = 500
+# Per cell in the debaters' table, for open issues argued in the last round; the judge
+# sees the full cap. Older or closed issues show only id, status and title ("·"), so the
+# prompt grows with the live argument, not with the history (the rounds shown carry it).
+LEDGER_EVIDENCE_CHARS = 80
+ELIDED = "·"
+
+
+@dataclass(frozen=True)
+class TurnView:
+    round_no: int
+    side: Side
+    role_name: str
+    prose: str  # the prose only (contract block removed); may be "(timeout)" / "(no response)"
+    status: str  # "ok" | "abstain" | "timeout" | "no-response" | "error"
+
+
+@lru_cache(maxsize=32)
+def context_text(text: str) -> str:
+    """Context files are the same in every prompt of a run: neutralise each one once."""
+    return for_prompt(text.rstrip(), MAX_CONTEXT_CHARS_PER_FILE)
+
+
+# ---------------------------------------------------------------------------
+# What the templates see: small typed views, every string already neutralised.
+
+
+@dataclass(frozen=True)
+class RoleView:
+    side: Side
+    name: str
+    description: str
+
+
+@dataclass(frozen=True)
+class ContextView:
+    n: int
+    path: str
+    text: str
+
+
+@dataclass(frozen=True)
+class IssueRow:
+    id: str
+    status: str
+    title: str
+    raised_by: str
+    evidence_a: str
+    evidence_b: str
+
+
+@dataclass(frozen=True)
+class TurnRow:
+    round_no: int
+    side: Side
+    name: str
+    status: str
+    prose: str
+
+
+@dataclass(frozen=True)
+class JudgeIssue:
+    id: str
+    status: str
+    title: str
+    raised_by: str
+    evidence_1: str
+    evidence_2: str
+
+
+@dataclass(frozen=True)
+class JudgeTurn:
+    round_no: int
+    label: str
+    position: int
+    status: str
+    prose: str
+
+
+@dataclass(frozen=True)
+class ContractView:
+    max_new_points: int
+    max_title_chars: int
+    max_evidence_chars: int
+    max_abstain_chars: int
+    ids: tuple[str, ...]
+    example_id: str
+
+
+def role_view(role: Role) -> RoleView:
+    return RoleView(
+        side=role.side,
+        name=prompt_line(role.name, MAX_NAME_CHARS),
+        description=for_prompt(role.description.strip(), MAX_DESCRIPTION_CHARS),
+    )
+
+
+def speaker(cfg: DebateConfig, side: Side) -> dict[str, object]:
+    """What every debater-facing prompt shows: the topic, who speaks, who answers."""
+    return {
+        "topic": for_prompt(cfg.topic.strip(), MAX_TOPIC_CHARS),
+        "me": role_view(cfg.role(side)),
+        "opponent": role_view(cfg.role("B" if side == "A" else "A")),
+        "role_a": role_view(cfg.role_a),
+        "role_b": role_view(cfg.role_b),
+    }
+
+
+STALE_TITLE_CHARS = 80
+
+
+def issue_row(issue: Issue, evidence_cap: int) -> IssueRow:
+    """``evidence_cap`` 0: a stale row, without evidence (``ELIDED``) and a shorter title."""
+    return IssueRow(
+        id=prompt_cell(issue.id, 16),
+        status=issue.status,
+        title=prompt_cell(
+            issue.title, DEFAULT_LIMITS.max_title_chars if evidence_cap else STALE_TITLE_CHARS
+        ),
+        raised_by=issue.raised_by,
+        evidence_a=prompt_cell(issue.evidence_a, evidence_cap) if evidence_cap else ELIDED,
+        evidence_b=prompt_cell(issue.evidence_b, evidence_cap) if evidence_cap else ELIDED,
+    )
+
+
+def live_ledger_rows(ledger: Ledger, round_no: int) -> list[IssueRow]:
+    """Evidence only for open issues changed in the previous round or this one."""
+    return [
+        issue_row(
+            i,
+            LEDGER_EVIDENCE_CHARS if i.status == "open" and i.round_updated >= round_no - 1 else 0,
+        )
+        for i in ledger.issues
+    ]
+
+
+def turn_rows(turns: Sequence[TurnView], reply_cap: int) -> list[TurnRow]:
+    return [
+        TurnRow(
+            round_no=t.round_no,
+            side=t.side,
+            name=prompt_line(t.role_name, MAX_NAME_CHARS),
+            status=prompt_line(t.status, 20),
+            prose=for_prompt(t.prose.strip(), reply_cap) or "(empty)",
+        )
+        for t in turns
+    ]
+
+
+def contract_view(ledger: Ledger) -> ContractView:
+    ids = tuple(prompt_line(i.id, 16) for i in ledger.issues)
+    open_ids = [prompt_line(i.id, 16) for i in ledger.issues if i.status == "open"]
+    example = open_ids[0] if open_ids else (ids[0] if ids else "I1")
+    return ContractView(
+        max_new_points=DEFAULT_LIMITS.max_new_points,
+        max_title_chars=DEFAULT_LIMITS.max_title_chars,
+        max_evidence_chars=DEFAULT_LIMITS.max_evidence_chars,
+        max_abstain_chars=DEFAULT_LIMITS.max_abstain_chars,
+        ids=ids,
+        example_id=example,
+    )
+
+
+def recent_turns(history: Sequence[TurnView], side: Side, round_no: int) -> list[TurnView]:
+    """The two rounds before this one, plus A's reply of this round when B speaks."""
+    first = round_no - 2
+    return [
+        t
+        for t in history
+        if first <= t.round_no < round_no
+        or (side == "B" and t.round_no == round_no and t.side == "A")
+    ]

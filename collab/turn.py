@@ -1,0 +1,171 @@
+"""One debater's turn, and the Judge's: prompt, call, contract (with the one re-ask) and
+the record that is saved. The orchestrator decides when; this decides what a turn is.
+
+Both may run on a worker thread (the blind round 1 runs both sides at once), so they
+touch no shared state: they read what they are given and return a record.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from collab import judging
+from collab.caller import AgentCaller, CallResult
+from collab.config import DebateConfig
+from collab.contract import Contract
+from collab.contract_parse import parse as parse_contract
+from collab.events import Listener
+from collab.labels import Labels
+from collab.ledger import Ledger, Side
+from collab.prompts import Prompts, TurnView
+from collab.turns import PLACEHOLDER, AgentMeta, TurnRecord, TurnStatus
+
+# A reply beyond this many times --max-chars is cut with a marker (stored, shown, forwarded).
+REPLY_CAP_FACTOR = 8
+JUDGE_TEXT_CAP = 40_000
+SIDE_ICON = {"A": "🔵", "B": "🔴"}
+
+# The seconds a call may take now: the turn's timeout, bounded by the run's budget left.
+Timeout = Callable[[float], float]
+
+
+@dataclass(frozen=True)
+class JudgeAnswer:
+    text: str | None  # None: the Judge did not answer (the caller falls back to the ledger)
+    raw: str | None
+    meta: AgentMeta | None
+
+
+class Turns:
+    def __init__(self, cfg: DebateConfig, prompts: Prompts, ui: Listener, timeout: Timeout) -> None:
+        self.cfg = cfg
+        self.prompts = prompts
+        self.ui = ui
+        self.timeout = timeout
+
+    def reply_cap(self) -> int:
+        """Beyond this a reply is cut (a generous multiple of --max-chars)."""
+        return REPLY_CAP_FACTOR * self.cfg.max_chars
+
+    def take(
+        self,
+        caller: AgentCaller,
+        r: int,
+        side: Side,
+        ledger: Ledger,
+        history: Sequence[TurnView],
+        angle: str | None,
+        *,
+        blind: bool = False,
+    ) -> TurnRecord:
+        """``blind``: the prompt shows nothing of this round's other side (round 1)."""
+        role = self.cfg.role(side)
+        prompt = self.prompts.role(self.cfg, side, r, ledger, history, angle, blind=blind)
+        self.ui.turn_started(r, side, role.name)
+        res = caller.call(
+            f"r{r}-{side}",
+            self.cfg.agent(side),
+            prompt,
+            self.timeout(self.cfg.turn_timeout),
+            on_retry=lambda why, detail: self.ui.turn_retry(r, side, why, detail),
+            title=f"{SIDE_ICON[side]} Role {side} ({role.name}) · round {r}/{self.cfg.rounds}",
+            tools=self.cfg.tools,
+            on_text=lambda text, elapsed: self.ui.turn_output(r, side, text, elapsed),
+            text_limit=self.reply_cap(),
+        )
+        if res.status != "ok":
+            return TurnRecord(
+                round_no=r, side=side, role_name=role.name, status=res.status,
+                reply=res.reply.text, prose=PLACEHOLDER[res.status], contract=None,
+                contract_error=None, prompt_sha256=_digest(prompt), meta=res.meta,
+                warnings=(f"turn failed: {res.meta.error}",) if res.meta.error else (),
+            )  # fmt: skip
+        warnings: list[str] = []
+        reask_meta: AgentMeta | None = None
+        known = [i.id for i in ledger.issues]
+        parsed = parse_contract(res.reply.text, known)
+        contract, error = parsed.contract, parsed.error
+        used = parsed
+        caller.summarize(res, pane_summary(res, contract, error))
+        if contract is None:
+            # Nothing usable is left: one re-ask for exactly what was wrong.
+            reask = self._reask(caller, r, side, error or "invalid contract", ledger, parsed.prose)
+            reask_meta = reask.meta
+            if reask.status == "ok":
+                again = parse_contract(reask.reply.text, known)
+                contract, error = again.contract, again.error
+                if contract is not None:
+                    used = again
+            caller.summarize(reask, pane_summary(reask, contract, error))
+            if contract is None:
+                warnings.append(
+                    f"Role {side}'s contract block was unusable twice ({error}); "
+                    "ledger unchanged for this turn"
+                )
+        if contract is not None and used.warnings:
+            warnings.append(f"Role {side}'s contract: " + "; ".join(used.warnings))
+        status: TurnStatus = "abstain" if contract is not None and contract.abstain else "ok"
+        return TurnRecord(
+            round_no=r, side=side, role_name=role.name, status=status,
+            reply=res.reply.text, prose=parsed.prose or "(contract only)",
+            contract=contract, contract_error=error if contract is None else None,
+            prompt_sha256=_digest(prompt), meta=res.meta, reask=reask_meta,
+            warnings=tuple(warnings), items_sent=used.sent, items_kept=used.kept,
+        )  # fmt: skip
+
+    def _reask(
+        self, caller: AgentCaller, r: int, side: Side, error: str, ledger: Ledger, prose: str
+    ) -> CallResult:
+        prompt = self.prompts.reask(self.cfg, side, error, ledger, previous=prose)
+        return caller.call(
+            f"r{r}-{side}-fix", self.cfg.agent(side), prompt,
+            self.timeout(self.cfg.turn_timeout), attempts=1,
+            title=f"{SIDE_ICON[side]} Role {side}: the json block again",
+        )  # fmt: skip
+
+    def judge(
+        self,
+        caller: AgentCaller,
+        ledger: Ledger,
+        history: Sequence[TurnView],
+        stop_reason: str,
+        labels: Labels,
+    ) -> JudgeAnswer:
+        prompt = self.prompts.judge(self.cfg, ledger, history, stop_reason, labels)
+        res = caller.call(
+            "judge", self.cfg.judge, prompt, self.cfg.judge_timeout,
+            on_retry=lambda why, d: self.ui.warning(f"the judge: {why}, retrying once ({d})"),
+            title="⚖ The Judge", on_text=self.ui.judge_output, text_limit=JUDGE_TEXT_CAP,
+        )  # fmt: skip
+        caller.summarize(res, f"{res.status} · {res.meta.duration:.1f}s")
+        if res.status != "ok":
+            self.ui.warning(f"the judge failed ({res.meta.error}); summarising from the ledger")
+            return JudgeAnswer(None, None, res.meta)
+        raw = res.reply.text
+        return JudgeAnswer(judging.finish(raw, labels, ledger, self.cfg.lang), raw, res.meta)
+
+
+def pane_summary(res: CallResult, contract: Contract | None, error: str | None) -> str:
+    """The line under a turn in its pane: what it contributed and what it cost."""
+    if contract is None:
+        what = f"no usable contract block ({error})" if error else "no contract block"
+    elif contract.abstain:
+        what = "abstains"
+    else:
+        n = len(contract.new_points)
+        what = f"{n} new point{'s' if n != 1 else ''}"
+        if contract.stances:
+            what += " · " + ", ".join(f"{x.stance} {x.id}" for x in contract.stances)
+    bits = [what, f"{res.meta.duration:.1f}s"]
+    usage = res.meta.usage
+    if usage is not None:
+        bits.append(f"{usage.input_tokens:,} in / {usage.output_tokens:,} out tokens")
+    if res.meta.cost_usd is not None:
+        bits.append(f"${res.meta.cost_usd:.4f}")
+    return " · ".join(bits)
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -1,0 +1,27 @@
+"""The verdict of a debate, computed from the ledger by code — never taken from the Judge.
+
+- ``inconclusive``: no contract block ever parsed, or no issue was raised;
+- ``consensus``: no issue is open (each resolved by a reasoned agree, or dropped);
+- ``partial``: some issue is resolved or dropped, others are still open;
+- ``split``: every issue is still open.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+from collab.ledger import Ledger
+
+Verdict = Literal["consensus", "partial", "split", "inconclusive"]
+VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
+
+
+def verdict(ledger: Ledger, any_contract: bool) -> Verdict:
+    if not any_contract or not ledger.issues:
+        return "inconclusive"
+    statuses = {issue.status for issue in ledger.issues}
+    if "open" not in statuses:
+        return "consensus"
+    if statuses != {"open"}:
+        return "partial"
+    return "split"
