@@ -13,6 +13,19 @@ import pytest
 _LEAKY = ("TMUX", "TMUX_PANE", "CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "COLLAB_TMUX_SOCKET")
 
 
+_KINDS = {"unit": "unit", "e2e": "e2e", "real": "real"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Each test is marked by its directory: ``-m unit``, ``-m "not real"``, ..."""
+    root = Path(__file__).parent
+    for item in items:
+        parts = Path(str(item.fspath)).relative_to(root).parts
+        kind = _KINDS.get(parts[0]) if len(parts) > 1 else None
+        if kind is not None:
+            item.add_marker(kind)
+
+
 @pytest.fixture(autouse=True)
 def hermetic_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     home = tmp_path / "collab-home"

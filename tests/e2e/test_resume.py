@@ -14,8 +14,7 @@ import pytest
 
 from collab.store import RunDir, new_run_id
 from tests.conftest import FakeAgent
-from tests.helpers import wait_until
-from tests.test_debate_tmux import (
+from tests.e2e.test_debate_tmux import (
     WAIT,
     CliResult,
     Spawned,
@@ -32,6 +31,7 @@ from tests.test_debate_tmux import (
     turn_rule,
     wait_for_calls,
 )
+from tests.helpers import wait_until
 
 JUDGE = judge_rule("## TL;DR\n- RESUME-JUDGE done")
 KEEP_OPEN = say("keeps arguing", stances=[("I1", "contest", "still disagree")])

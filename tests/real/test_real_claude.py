@@ -24,8 +24,8 @@ from libtmux import Server
 
 from collab.agents import CLAUDE_MAX_RETRIES
 from tests.conftest import contract_block
-from tests.fakes import SKIP_REASON, FakeAnthropic, Reply, claude_binary, claude_env
-from tests.fakes.claude_env import CLAUDE_ENV_UNSET
+from tests.fakes import FakeAnthropic, Reply
+from tests.real.conftest import use_fake_claude
 
 pytestmark = [pytest.mark.real_agent, pytest.mark.tmux]
 
@@ -62,28 +62,12 @@ JUDGE_TOKENS = (3000, 400)
 
 
 @pytest.fixture
-def claude_bin() -> str:
-    binary = claude_binary()
-    if binary is None:
-        pytest.skip(SKIP_REASON)
-    return binary
-
-
-@pytest.fixture
 def api(
     claude_bin: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, server: Server
 ) -> Iterator[FakeAnthropic]:
     """The fake API, and this process's environment set to run the real claude against it."""
     with FakeAnthropic() as fake:
-        for name in CLAUDE_ENV_UNSET:
-            monkeypatch.delenv(name, raising=False)
-        for name, value in claude_env(fake.url, tmp_path / "claude-home").items():
-            monkeypatch.setenv(name, value)
-        # The CLI's own retry settings, as a user has them: collab bounds them itself.
-        monkeypatch.delenv("CLAUDE_CODE_MAX_RETRIES", raising=False)
-        monkeypatch.delenv("API_TIMEOUT_MS", raising=False)
-        monkeypatch.setenv("COLLAB_CLAUDE_BIN", claude_bin)
-        monkeypatch.setenv("COLLAB_TMUX_SOCKET", str(server.socket_name))
+        use_fake_claude(monkeypatch, claude_bin, fake.url, tmp_path / "claude-home", server)
         tmp = tmp_path / "tmp"
         tmp.mkdir()
         monkeypatch.setenv("TMPDIR", str(tmp))

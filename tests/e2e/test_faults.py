@@ -21,8 +21,7 @@ from libtmux import Server
 from collab.state import RunState
 from collab.store import RunDir
 from tests.conftest import FakeAgent, contract_block
-from tests.helpers import pid_alive, wait_until
-from tests.test_debate_tmux import (
+from tests.e2e.test_debate_tmux import (
     WAIT,
     Spawned,
     assert_each_turn_once,
@@ -47,6 +46,7 @@ from tests.test_debate_tmux import (
     turn_rule,
     wait_for_calls,
 )
+from tests.helpers import pid_alive, wait_until
 
 pytestmark = [
     pytest.mark.tmux,

@@ -21,9 +21,9 @@ import pytest
 from libtmux import Server
 
 from tests.conftest import contract_block
-from tests.fakes import SKIP_REASON, FakeAnthropic, Reply, claude_binary, claude_env
-from tests.fakes.claude_env import CLAUDE_ENV_UNSET
+from tests.fakes import FakeAnthropic, Reply
 from tests.helpers import wait_until
+from tests.real.conftest import use_fake_claude
 
 pytestmark = [pytest.mark.real_agent, pytest.mark.tmux]
 
@@ -63,28 +63,13 @@ class Planted:
 
 
 @pytest.fixture
-def claude_bin() -> str:
-    binary = claude_binary()
-    if binary is None:
-        pytest.skip(SKIP_REASON)
-    return binary
-
-
-@pytest.fixture
 def api(
     claude_bin: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, server: Server
 ) -> Iterator[tuple[FakeAnthropic, Planted]]:
     with FakeAnthropic() as fake:
-        for name in CLAUDE_ENV_UNSET:
-            monkeypatch.delenv(name, raising=False)
         home = tmp_path / "claude-home"
-        for name, value in claude_env("http://127.0.0.1:9", home).items():
-            monkeypatch.setenv(name, value)
-        # The CLI's own retry settings, as a user has them: collab bounds them itself.
-        monkeypatch.delenv("CLAUDE_CODE_MAX_RETRIES", raising=False)
-        monkeypatch.delenv("API_TIMEOUT_MS", raising=False)
-        monkeypatch.setenv("COLLAB_CLAUDE_BIN", claude_bin)
-        monkeypatch.setenv("COLLAB_TMUX_SOCKET", str(server.socket_name))
+        # The process env points nowhere: only the user's settings.json reaches the fake.
+        use_fake_claude(monkeypatch, claude_bin, "http://127.0.0.1:9", home, server)
         planted = Planted(home, tmp_path / "project", fake.url)
         yield fake, planted
 
