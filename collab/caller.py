@@ -21,12 +21,12 @@ from collab.agents import (
     resolve_binary,
     spec_for,
 )
+from collab.agents.replies import AgentReply, Usage, interpret, sum_usage
+from collab.agents.streams import decoder_for
 from collab.config import AgentChoice
 from collab.errors import PrerequisiteError
-from collab.replies import AgentReply, Usage, interpret, sum_usage
 from collab.runners.base import OutputHook, Runner, TurnCancelled, TurnJob
 from collab.runners.turnfiles import TurnDir
-from collab.streams import decoder_for
 from collab.turns import AgentMeta, TurnStatus
 
 MAX_ATTEMPTS = 2

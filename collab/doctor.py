@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Literal
 
 from collab.agents import CLAUDE_LOGIN_HINT, AgentSpec, build_argv, build_env, resolve_binary
+from collab.agents.replies import interpret
 from collab.errors import PrerequisiteError
 from collab.paths import collab_home
-from collab.replies import interpret
 from collab.runners.probe import first_line, probe
 
 Level = Literal["ok", "warn", "fail", "info"]

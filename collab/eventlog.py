@@ -71,7 +71,8 @@ class EventStream(Listener):
     def turn_started(self, round_no: int, side: Side, role_name: str) -> None:
         now = time.monotonic()
         self._text[(round_no, side)] = []
-        self._text_at[(round_no, side)] = now
+        # The first words go out at once; the ones after them are coalesced.
+        self._text_at[(round_no, side)] = 0.0
         self._beat_at[(round_no, side)] = now
         self.emit("turn_started", round=round_no, side=side, role=role_name)
 
@@ -117,7 +118,7 @@ class EventStream(Listener):
         now = time.monotonic()
         self.turns_left = 0
         self._text[(0, "judge")] = []
-        self._text_at[(0, "judge")] = now
+        self._text_at[(0, "judge")] = 0.0
         self._beat_at[(0, "judge")] = now
         self.emit("judge_started")
 

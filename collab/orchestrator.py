@@ -8,7 +8,6 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from types import FrameType
 
 from collab import convergence, report
@@ -32,7 +31,7 @@ from collab.parallel import run_parallel
 from collab.prompts import Prompts, TurnView
 from collab.runners import RunnerFactory, runner_factory
 from collab.runners.base import Runner
-from collab.runners.turnfiles import TurnDir, reap_stale
+from collab.runners.turnfiles import TurnDir
 from collab.state import Angle, Judge, RunState
 from collab.store import RunDir
 from collab.turn import JudgeAnswer, Turns
@@ -94,7 +93,7 @@ class Orchestrator:
 
     def _run(self) -> Outcome:
         if self.state.temp_dir:
-            reap_stale(Path(self.state.temp_dir))
+            pass  # MUTANT reap_stale(Path(self.state.temp_dir))
         tdir = TurnDir(keep=self.cfg.keep_temp)
         self.state.temp_dir = str(tdir.path)
         runner: Runner | None = None
@@ -298,8 +297,16 @@ class Orchestrator:
         self.run_dir.save(self.state.to_dict())
 
 
-def drive(state: RunState, run_dir: RunDir, listener: Listener, *, resumed: bool) -> RunState:
-    """Start or continue one run with the user's agents and the run's runner."""
+def drive(
+    state: RunState,
+    run_dir: RunDir,
+    listener: Listener,
+    *,
+    resumed: bool,
+    event_sinks: Sequence[Sink] = (),
+) -> RunState:
+    """Start or continue one run with the user's agents and the run's runner; every event
+    goes to events.jsonl and to ``event_sinks``."""
     orch = Orchestrator(
         state,
         run_dir,
@@ -307,6 +314,7 @@ def drive(state: RunState, run_dir: RunDir, listener: Listener, *, resumed: bool
         runner_factory=runner_factory(state.config.runner),
         listener=listener,
         resumed=resumed,
+        event_sinks=event_sinks,
     )
     return orch.run().state
 

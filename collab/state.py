@@ -8,11 +8,11 @@ from dataclasses import asdict, dataclass, field
 from typing import Literal, get_args
 
 from collab import __version__
+from collab.agents.replies import Usage, sum_usage
 from collab.config import DebateConfig
 from collab.errors import UsageError
 from collab.fields import DamagedField, Fields
 from collab.ledger import SIDES, Ledger, Side, ledger_to_dict, replay
-from collab.replies import Usage, sum_usage
 from collab.store import RunDir
 from collab.turns import AgentMeta, TurnRecord, meta_from_fields
 from collab.verdict import Verdict, verdict

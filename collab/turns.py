@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Literal, get_args
 
+from collab.agents.replies import Usage
 from collab.contract import Contract, contract_from_dict, contract_to_dict
 from collab.fields import Fields
 from collab.ledger import SIDES, Side
-from collab.replies import Usage
 
 TurnStatus = Literal["ok", "abstain", "timeout", "no-response", "error"]
 TURN_STATUSES: tuple[TurnStatus, ...] = get_args(TurnStatus)

@@ -15,8 +15,8 @@ import sys
 
 import typer
 
-from collab.cli import info, run, runs
-from collab.cli.options import echo_json
+from collab.cli import info, run, runs, watch
+from collab.cli.options import echo_json, echo_json_line
 from collab.errors import EXIT_INTERRUPTED, EXIT_USAGE, CollabError
 
 try:  # typer >= 0.2x vendors click as typer._click; older typer uses click itself
@@ -37,6 +37,7 @@ app.callback(invoke_without_command=True)(info.root)
 app.command(rich_help_panel=DEBATES)(run.debate)
 app.command(rich_help_panel=DEBATES)(run.batch)
 app.command(rich_help_panel=DEBATES)(run.resume)
+app.command(rich_help_panel=DEBATES)(watch.watch)
 app.command("list", rich_help_panel=RUNS)(runs.list_runs)
 app.command(rich_help_panel=RUNS)(runs.show)
 app.command(rich_help_panel=RUNS)(runs.export)
@@ -62,25 +63,27 @@ def main(argv: list[str] | None = None) -> None:
             app(args=["--help"], prog_name="collab", standalone_mode=False)
         sys.exit(EXIT_USAGE)
     as_json = "--json" in args
+    ndjson = "--events" in args
     try:
         rv = app(args=args, prog_name="collab", standalone_mode=False)
     except CollabError as exc:
-        _fail(str(exc), exc.exit_code, exc.kind, as_json)
+        _fail(str(exc), exc.exit_code, exc.kind, as_json, ndjson)
     except click_exc.ClickException as exc:
         # Bad usage is one line too; say where the help is instead of printing it.
         ctx = getattr(exc, "ctx", None)
         hint = f" (see: {ctx.command_path} --help)" if ctx is not None else ""
-        _fail(exc.format_message() + hint, EXIT_USAGE, "usage", as_json)
+        _fail(exc.format_message() + hint, EXIT_USAGE, "usage", as_json, ndjson)
     except (typer.Abort, KeyboardInterrupt):
-        _fail("interrupted", EXIT_INTERRUPTED, "interrupted", as_json)
+        _fail("interrupted", EXIT_INTERRUPTED, "interrupted", as_json, ndjson)
     sys.exit(rv if isinstance(rv, int) else 0)
 
 
-def _fail(message: str, code: int, kind: str, as_json: bool) -> None:
-    if as_json:
+def _fail(message: str, code: int, kind: str, as_json: bool, ndjson: bool = False) -> None:
+    if as_json or ndjson:
         from collab.report import error_document
 
-        echo_json(error_document(kind, message, code))
+        doc = error_document(kind, message, code)
+        echo_json_line(doc) if ndjson and not as_json else echo_json(doc)
     else:
         from rich.console import Console
         from rich.text import Text

@@ -30,6 +30,12 @@ def echo_json(doc: object) -> None:
     sys.stdout.flush()
 
 
+def echo_json_line(doc: object) -> None:
+    """One JSON document on one line (``--events ndjson``: a line per event)."""
+    sys.stdout.write(json.dumps(doc, ensure_ascii=False, separators=(",", ":")) + "\n")
+    sys.stdout.flush()
+
+
 def flag(name: str, help_text: str, panel: str | None = None) -> Any:
     """A flag: no metavar (typer would show ``<bool>``, as if it took a value)."""
     return typer.Option(name, metavar="", help=help_text, rich_help_panel=panel)
@@ -129,6 +135,12 @@ ContextBudget = Annotated[
     int | None,
     _opt("--context-budget", "CHARS", "Characters of context, all files together.", LIMITS,
          "60000"),
+]  # fmt: skip
+Events = Annotated[
+    str | None,
+    _opt("--events", "FORMAT",
+         "ndjson: print the run's events on stdout as they happen, one JSON object a line "
+         "(collab.event/1), the last line the collab.result/1 document.", OUTPUT),
 ]  # fmt: skip
 KeepTemp = Annotated[
     bool, flag("--keep-temp", "Keep the per-run temp dir (prompts, raw outputs).", OUTPUT)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from collab.cli import options as o
-from collab.cli.options import echo_json, with_debate_options
+from collab.cli.options import echo_json, echo_json_line, with_debate_options
 from collab.errors import EXIT_FAILED
 
 if TYPE_CHECKING:
@@ -31,17 +31,19 @@ def debate(
     *,
     given: dict[str, object],
     as_json: o.RunJson = False,
+    events: o.Events = None,
 ) -> None:
     """Run a debate between Role A and Role B, then a neutral Judge summary."""
     from collab.agents import load_agents
     from collab.request import build_config
     from collab.settings import merge, user_defaults
 
+    ndjson = _events_mode(events, as_json)
     agents = load_agents()
     req = merge(user_defaults(), topic=topic, **given)
     cfg = build_config(req, agents.keys())
-    state, run_dir = _start(cfg, as_json=as_json)
-    _finish(state, run_dir, as_json)
+    state, run_dir = _start(cfg, as_json=as_json, ndjson=ndjson)
+    _finish(state, run_dir, as_json, ndjson=ndjson)
 
 
 @with_debate_options
@@ -122,7 +124,19 @@ def _run_batch(b: Batch, parallel: int, as_json: bool) -> None:
         raise typer.Exit(code)
 
 
-def _start(cfg: DebateConfig, *, as_json: bool) -> tuple[RunState, RunDir]:
+def _events_mode(events: str | None, as_json: bool) -> bool:
+    from collab.errors import UsageError
+
+    if events is None:
+        return False
+    if events != "ndjson":
+        raise UsageError(f"--events must be ndjson, got {events!r}")
+    if as_json:
+        raise UsageError("use either --json or --events ndjson, not both")
+    return True
+
+
+def _start(cfg: DebateConfig, *, as_json: bool, ndjson: bool = False) -> tuple[RunState, RunDir]:
     from collab.preflight import check_prerequisites
     from collab.state import RunState
     from collab.store import RunDir, new_run_id
@@ -132,27 +146,34 @@ def _start(cfg: DebateConfig, *, as_json: bool) -> tuple[RunState, RunDir]:
     run_dir.create()
     state = RunState(run_id=run_dir.run_id, config=cfg)
     run_dir.save(state.to_dict())
-    return _drive(state, run_dir, as_json=as_json, resumed=False), run_dir
+    return _drive(state, run_dir, as_json=as_json, resumed=False, ndjson=ndjson), run_dir
 
 
-def _drive(state: RunState, run_dir: RunDir, *, as_json: bool, resumed: bool) -> RunState:
+def _drive(
+    state: RunState, run_dir: RunDir, *, as_json: bool, resumed: bool, ndjson: bool = False
+) -> RunState:
     from collab.events import Listener
     from collab.orchestrator import drive
 
     if as_json:
-        listener = Listener()
-    else:
-        from collab.cli.live import RichListener
+        return drive(state, run_dir, Listener(), resumed=resumed)
+    if ndjson:
+        return drive(state, run_dir, Listener(), resumed=resumed, event_sinks=[echo_json_line])
+    from collab.cli.live import DebateView
 
-        listener = RichListener()
-    return drive(state, run_dir, listener, resumed=resumed)
+    view = DebateView()
+    try:
+        return drive(state, run_dir, Listener(), resumed=resumed, event_sinks=[view.handle])
+    finally:
+        view.close()
 
 
-def _finish(state: RunState, run_dir: RunDir, as_json: bool) -> None:
-    if as_json:
+def _finish(state: RunState, run_dir: RunDir, as_json: bool, *, ndjson: bool = False) -> None:
+    if as_json or ndjson:
         from collab.report import result_document
 
-        echo_json(result_document(state, run_dir))
+        doc = result_document(state, run_dir)
+        echo_json_line(doc) if ndjson else echo_json(doc)
     else:
         from collab.cli.live import print_outcome
 

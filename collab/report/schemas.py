@@ -260,6 +260,59 @@ SKILL = _doc(
 
 VERSION = _doc("collab.version/1", {"version": {"type": "string", "minLength": 1}}, ["version"])
 
+_WHERE = {
+    "round": {"type": "integer", "minimum": 1},
+    "side": {"enum": ["A", "B", "judge"]},
+}
+# One line of runs/<id>/events.jsonl and of `collab debate --events ndjson`.
+EVENT = _doc(
+    "collab.event/1",
+    {
+        "seq": {"type": "integer", "minimum": 1},
+        "ts": {"type": "number"},
+        "event": {
+            "enum": [
+                "run_started",
+                "round_started",
+                "turn_started",
+                "text",
+                "heartbeat",
+                "turn_retry",
+                "turn_finished",
+                "warning",
+                "ledger",
+                "angle",
+                "stop",
+                "judge_started",
+                "judge_finished",
+                "run_finished",
+            ]
+        },
+        **_WHERE,
+        "text": {"type": "string"},
+        "elapsed_s": {"type": "number", "minimum": 0},
+        "turn_left_s": {"type": "number", "minimum": 0},
+        "run_left_s": {"type": "number", "minimum": 0},
+        "status": {"type": "string"},
+        "exit_code": {"type": "integer"},
+        "issues": {"type": "array", "items": _ISSUE},
+        "counts": _COUNTS,
+    },
+    ["seq", "ts", "event"],
+)
+EVENT["allOf"] = [
+    {"if": {"properties": {"event": {"enum": ["turn_started", "turn_finished", "turn_retry"]}}},
+     "then": {"required": ["round", "side"]}},
+    {"if": {"properties": {"event": {"const": "text"}}}, "then": {"required": ["side", "text"]}},
+    {"if": {"properties": {"event": {"const": "heartbeat"}}},
+     "then": {"required": ["side", "elapsed_s", "turn_left_s", "run_left_s"]}},
+    {"if": {"properties": {"event": {"const": "ledger"}}},
+     "then": {"required": ["round", "issues", "counts"]}},
+    {"if": {"properties": {"event": {"const": "run_finished"}}},
+     "then": {"required": ["status", "exit_code"]}},
+]  # fmt: skip
+
 SCHEMAS: dict[str, dict[str, Any]] = {
-    s["title"]: s for s in (RESULT, ERROR, LIST, PRESETS, PRESET, DOCTOR, BATCH, SKILL, VERSION)
+    s["title"]: s
+    for s in (RESULT, ERROR, LIST, PRESETS, PRESET, DOCTOR, BATCH, SKILL, VERSION, EVENT)
 }

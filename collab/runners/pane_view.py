@@ -15,8 +15,8 @@ import sys
 import time
 from pathlib import Path
 
+from collab.agents.streams import decoder_for
 from collab.runners.turnfiles import OutputTail
-from collab.streams import decoder_for
 from collab.text import clean, one_line
 
 POLL = 0.02

@@ -245,6 +245,9 @@ def wait_for_exit(
         if exit_path.exists():
             code = tdir.exit_code(step)
             if code is not None:
+                if tail is not None and on_output is not None:
+                    # What the agent wrote just before it exited (codex's whole message).
+                    on_output(tail.read_new(), time.monotonic() - started)
                 return WaitOutcome(code, False, False, time.monotonic())
         now = time.monotonic()
         if now >= deadline:

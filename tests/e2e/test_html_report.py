@@ -15,10 +15,10 @@ from typing import NamedTuple
 import pytest
 from markupsafe import escape
 
+from collab.agents.replies import Usage
 from collab.config import AgentChoice, ContextFile, DebateConfig, Role
 from collab.contract import Contract, NewPoint, StanceUpdate
 from collab.ledger import Side
-from collab.replies import Usage
 from collab.report import fallback_summary, render_html, render_markdown_report
 from collab.report.markup import markdown_html, prose_html
 from collab.state import Judge, RunState

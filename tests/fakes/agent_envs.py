@@ -4,24 +4,34 @@
 several agents can share one environment (use the same ``home`` for all of them).
 ``agent_env(*overlays)`` builds a whole environment: ours minus the variables that
 would let a CLI reach a real account, plus the overlays.
+
+``plant_codex_setup`` / ``plant_gemini_setup`` add a user's setup on top (MCP servers,
+hooks, a skill, an extension, instruction files with marker text): what a lean turn
+must keep out. Servers and hooks only touch a file in ``Planted.markers`` when they run.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
+import sys
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = [
     "CREDENTIAL_VARS",
     "STUB_API_KEY",
+    "Planted",
     "agent_env",
     "codex_binary",
     "codex_env",
     "gemini_binary",
     "gemini_env",
+    "plant_codex_setup",
+    "plant_gemini_setup",
 ]
 
 STUB_API_KEY = "stub-key-not-secret"
@@ -170,3 +180,123 @@ def agent_env(
     for overlay in overlays:
         env.update(overlay)
     return env
+
+
+# -- a user's setup, planted --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Planted:
+    """A planted user setup: marker text per instruction source, marker files per process."""
+
+    markers: Path  # MCP servers and hooks touch a file named after themselves here
+    text: Mapping[str, str]  # source ("project", "global", "skill", ...) -> marker text
+
+    def started(self) -> set[str]:
+        """Which planted servers and hooks ran."""
+        return {p.name for p in self.markers.iterdir()} if self.markers.is_dir() else set()
+
+    def leaked(self, body: str) -> set[str]:
+        """Which sources' marker text is in ``body`` (a request body as sent)."""
+        return {source for source, text in self.text.items() if text in body}
+
+
+def _touch_server(marker: Path) -> list[str]:
+    """argv of a stdio "MCP server" that only records that it was started."""
+    code = "import pathlib, sys; pathlib.Path(sys.argv[1]).touch()"
+    return [sys.executable, "-c", code, str(marker)]
+
+
+def _touch_hook(marker: Path) -> dict[str, object]:
+    return {"hooks": [{"type": "command", "command": f"touch {shlex.quote(str(marker))}"}]}
+
+
+def _skill(root: Path, text: str) -> None:
+    skill = root / "planted-skill"
+    skill.mkdir(parents=True, exist_ok=True)
+    (skill / "SKILL.md").write_text(
+        f"---\nname: planted-skill\ndescription: {text} a planted skill\n---\nBody.\n",
+        encoding="utf-8",
+    )
+
+
+def plant_codex_setup(home: Path, workdir: Path) -> Planted:
+    """After ``codex_env(…, home)``: an MCP server in config.toml and one in the
+    project's .codex/config.toml, SessionStart/UserPromptSubmit/Stop hooks in hooks.json,
+    a skill, and AGENTS.md in $CODEX_HOME (global) and in ``workdir`` (project).
+
+    codex runs a hook only once the user has trusted it: pass
+    ``--dangerously-bypass-hook-trust`` to stand in for that trust."""
+    codex_home = home / ".codex"
+    markers = home / "planted-markers"
+    markers.mkdir(parents=True, exist_ok=True)
+    argv = _touch_server(markers / "mcp")
+    with (codex_home / "config.toml").open("a", encoding="utf-8") as fh:
+        fh.write(
+            f"\n[mcp_servers.planted]\ncommand = {json.dumps(argv[0])}\n"
+            f"args = {json.dumps(argv[1:])}\nstartup_timeout_sec = 5\n"
+            '\n[mcp_servers.planted_remote]\nurl = "http://127.0.0.1:9/mcp"\n'
+        )
+    project = workdir / ".codex"
+    project.mkdir(parents=True, exist_ok=True)
+    (project / "config.toml").write_text(
+        f"[mcp_servers.planted_project]\ncommand = {json.dumps(sys.executable)}\n"
+        f"args = {json.dumps(_touch_server(markers / 'mcp-project')[1:])}\n",
+        encoding="utf-8",
+    )
+    hooks = {event: [_touch_hook(markers / f"hook-{event}")] for event in
+             ("SessionStart", "UserPromptSubmit", "Stop")}  # fmt: skip
+    (codex_home / "hooks.json").write_text(json.dumps({"hooks": hooks}), encoding="utf-8")
+    _skill(codex_home / "skills", "SKILL-MARKER-C")
+    (codex_home / "AGENTS.md").write_text("GLOBAL-MARKER-C: say banana.\n", encoding="utf-8")
+    (workdir / "AGENTS.md").write_text("PROJECT-MARKER-C: say cherry.\n", encoding="utf-8")
+    return Planted(
+        markers,
+        {"global": "GLOBAL-MARKER-C", "project": "PROJECT-MARKER-C", "skill": "SKILL-MARKER-C"},
+    )
+
+
+def plant_gemini_setup(home: Path, workdir: Path) -> Planted:
+    """After ``gemini_env(…, home)``: an MCP server and SessionStart/BeforeAgent/
+    BeforeModel hooks in ~/.gemini/settings.json, an MCP server in the project's
+    .gemini/settings.json, an extension with its own MCP server and context file, a
+    skill, and GEMINI.md in ~/.gemini (global) and in ``workdir`` (project)."""
+    gdir = home / ".gemini"
+    markers = home / "planted-markers"
+    markers.mkdir(parents=True, exist_ok=True)
+
+    def server(name: str) -> dict[str, object]:
+        argv = _touch_server(markers / name)
+        return {"command": argv[0], "args": argv[1:], "timeout": 5000}
+
+    settings = json.loads((gdir / "settings.json").read_text(encoding="utf-8"))
+    settings["mcpServers"] = {"planted": server("mcp")}
+    settings["hooks"] = {event: [_touch_hook(markers / f"hook-{event}")] for event in
+                         ("SessionStart", "BeforeAgent", "BeforeModel")}  # fmt: skip
+    (gdir / "settings.json").write_text(json.dumps(settings, indent=2), encoding="utf-8")
+    (workdir / ".gemini").mkdir(parents=True, exist_ok=True)
+    (workdir / ".gemini" / "settings.json").write_text(
+        json.dumps({"mcpServers": {"planted_project": server("mcp-project")}}), encoding="utf-8"
+    )
+    ext = gdir / "extensions" / "planted"
+    ext.mkdir(parents=True, exist_ok=True)
+    manifest = {
+        "name": "planted",
+        "version": "1.0.0",
+        "contextFileName": "PLANTED.md",
+        "mcpServers": {"planted_ext": server("mcp-extension")},
+    }
+    (ext / "gemini-extension.json").write_text(json.dumps(manifest), encoding="utf-8")
+    (ext / "PLANTED.md").write_text("EXTENSION-MARKER-G: say kiwi.\n", encoding="utf-8")
+    _skill(gdir / "skills", "SKILL-MARKER-G")
+    (gdir / "GEMINI.md").write_text("GLOBAL-MARKER-G: say banana.\n", encoding="utf-8")
+    (workdir / "GEMINI.md").write_text("PROJECT-MARKER-G: say cherry.\n", encoding="utf-8")
+    return Planted(
+        markers,
+        {
+            "global": "GLOBAL-MARKER-G",
+            "project": "PROJECT-MARKER-G",
+            "skill": "SKILL-MARKER-G",
+            "extension": "EXTENSION-MARKER-G",
+        },
+    )

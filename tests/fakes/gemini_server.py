@@ -4,7 +4,9 @@ Point the real CLI at it with ``agent_envs.gemini_env(server.url, home)`` and al
 pass ``-m MODEL`` (without it the CLI first makes a routing call). Each call is one
 ``POST /v1beta/models/MODEL:streamGenerateContent?alt=sse``; ``:generateContent`` and
 ``:countTokens`` are served too. Rules match the prompt: the text of the last user
-turn. The machinery is ``fake_http``'s; ``Reply`` is ``openai_server``'s::
+turn. The machinery is ``fake_http``'s; ``Reply`` is ``openai_server``'s
+(``word_delay`` streams one word a chunk; ``tool_call`` ends the answer with a
+``functionCall`` part, and the finishReason then comes in a last chunk of its own)::
 
     with FakeGemini() as server:
         server.add_rule("Role B", ["scripted reply"])
@@ -18,7 +20,7 @@ import re
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from .fake_http import Handler, OtherRequest, RecordedRequest, Rule, chunks
+from .fake_http import Handler, OtherRequest, RecordedRequest, Rule
 from .openai_server import Reply, ScriptedServer
 
 __all__ = [
@@ -95,29 +97,43 @@ class FakeGemini(ScriptedServer):
 
     def send_reply(self, h: Handler, reply: Reply, model: str, stream: bool) -> None:
         if not stream:
-            h.send_json(200, _chunk(reply, reply.text, model, final=True))
+            h.send_json(200, _chunk(reply, reply.text, model, final=True, call=True))
             return
         if parse_qs(urlsplit(h.path).query).get("alt") != ["sse"]:
             # Without alt=sse the API streams one JSON array of responses.
-            h.send_json(200, [_chunk(reply, reply.text, model, final=True)])
+            h.send_json(200, [_chunk(reply, reply.text, model, final=True, call=True)])
             return
         h.start_sse()
-        pieces = chunks(reply.text)
+        pieces = self.pieces(reply)
         if reply.stall_after_start:
-            h.event(_chunk(reply, pieces[0], model, final=False))
+            h.event(_chunk(reply, next(pieces), model, final=False))
             self.stall()
             return
-        for i, piece in enumerate(pieces):
-            # ``truncate``: all the text, but no chunk carries a finishReason.
-            last = i == len(pieces) - 1 and not reply.truncate
-            h.event(_chunk(reply, piece, model, final=last))
+        if reply.word_delay > 0 or reply.tool_call is not None:
+            # Each word as it is "written"; the finishReason comes in a last chunk, empty
+            # (as the real API often sends it) or with the tool call.
+            for piece in pieces:
+                if piece:
+                    h.event(_chunk(reply, piece, model, final=False))
+            if not reply.truncate and not self._stopping.is_set():
+                h.event(_chunk(reply, "", model, final=True, call=True))
+            return
+        piece = next(pieces)
+        for after in pieces:
+            h.event(_chunk(reply, piece, model, final=False))
+            piece = after
+        # ``truncate``: all the text, but no chunk carries a finishReason.
+        h.event(_chunk(reply, piece, model, final=not reply.truncate))
 
 
-def _chunk(reply: Reply, text: str, model: str, final: bool) -> dict[str, Any]:
-    candidate: dict[str, Any] = {
-        "content": {"role": "model", "parts": [{"text": text}]},
-        "index": 0,
-    }
+def _chunk(reply: Reply, text: str, model: str, final: bool, call: bool = False) -> dict[str, Any]:
+    parts: list[dict[str, Any]] = [{"text": text}] if text or not call else []
+    if call and reply.tool_call is not None:
+        name, args = reply.tool_call
+        parts.append({"functionCall": {"name": name, "args": args}})
+    elif not parts:
+        parts = [{"text": ""}]
+    candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
     if final:
         candidate["finishReason"] = "STOP"
     out: dict[str, Any] = {"candidates": [candidate], "modelVersion": model}

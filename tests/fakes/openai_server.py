@@ -19,12 +19,22 @@ codex 0.171: the stream it needs is ``response.created`` …
 also send ``response.output_item.added`` and ``response.output_text.delta`` events as
 the real API does. Without ``response.completed`` codex treats the stream as broken
 and retries.
+
+``Reply(word_delay=0.2)`` streams the text one word per 0.2 s (a model writing; the
+first piece's send time is in ``first_text_at``). ``Reply(tool_call=(name, args))``
+ends the answer with a function call (``function_call`` output item) after its text,
+if any: script the answer to the call as the rule's next reply, as in
+``add_rule("PING", [Reply(tool_call=("exec_command", {"cmd": "ls"})), "done"])`` (the
+second request still matches: its last user message is the same prompt).
 """
 
 from __future__ import annotations
 
+import json
+import re
 import time
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,6 +58,10 @@ class Reply(fake_http.Reply):
     text but closes the stream without its final event (a broken stream)."""
 
     truncate: bool = False
+    # Stream the text one word at a time, this many seconds apart (a model writing).
+    word_delay: float = 0.0
+    # (tool name, arguments): after the text (if any), the model calls this tool.
+    tool_call: tuple[str, dict[str, Any]] | None = None
 
 
 ReplyLike = str | Reply
@@ -61,6 +75,25 @@ class ScriptedServer(fake_http.FakeServer[Reply]):
     reply_type = Reply
     name = "fake"
     thread_name = "fake"
+
+    def __init__(self) -> None:
+        super().__init__()
+        # When each streamed reply's first text piece was sent (time.time()).
+        self.first_text_at: list[float] = []
+
+    def pieces(self, reply: Reply) -> Iterator[str]:
+        """The reply's text in the pieces a stream sends: words ``word_delay`` apart
+        (stops early when the server stops), else up to three chunks."""
+        if reply.word_delay <= 0:
+            parts = fake_http.chunks(reply.text)
+        else:
+            parts = re.findall(r"\S+\s*|\s+", reply.text) or [""]
+        for n, piece in enumerate(parts):
+            if n and reply.word_delay > 0 and self._stopping.wait(reply.word_delay):
+                return
+            if n == 0:
+                self.first_text_at.append(time.time())
+            yield piece
 
 
 # -- the Responses API ---------------------------------------------------------------------
@@ -132,50 +165,47 @@ class FakeOpenAI(ScriptedServer):
         if reply.stall_after_start:
             self.stall()
             return
-        item_id = f"msg_fake_{uuid.uuid4().hex[:24]}"
-        empty_item = _message_item(item_id, "", "in_progress")
-        empty_item["content"] = []
-        ev("response.output_item.added", output_index=0, item=empty_item)
-        part = {"type": "output_text", "text": "", "annotations": []}
-        ev(
-            "response.content_part.added",
-            item_id=item_id,
-            output_index=0,
-            content_index=0,
-            part=part,
-        )
-        for piece in fake_http.chunks(reply.text):
-            ev(
-                "response.output_text.delta",
-                item_id=item_id,
-                output_index=0,
-                content_index=0,
-                delta=piece,
-            )
-        if reply.truncate:
-            return
-        ev(
-            "response.output_text.done",
-            item_id=item_id,
-            output_index=0,
-            content_index=0,
-            text=reply.text,
-        )
-        ev(
-            "response.content_part.done",
-            item_id=item_id,
-            output_index=0,
-            content_index=0,
-            part={**part, "text": reply.text},
-        )
-        ev(
-            "response.output_item.done",
-            output_index=0,
-            item=_message_item(item_id, reply.text, "completed"),
-        )
+        outputs: list[dict[str, Any]] = []
+        if reply.text or reply.tool_call is None:
+            item_id = f"msg_fake_{uuid.uuid4().hex[:24]}"
+            empty_item = _message_item(item_id, "", "in_progress")
+            empty_item["content"] = []
+            ev("response.output_item.added", output_index=0, item=empty_item)
+            part = {"type": "output_text", "text": "", "annotations": []}
+            at = {"item_id": item_id, "output_index": 0, "content_index": 0}
+            ev("response.content_part.added", **at, part=part)
+            for piece in self.pieces(reply):
+                ev("response.output_text.delta", **at, delta=piece)
+            if reply.truncate:
+                return
+            ev("response.output_text.done", **at, text=reply.text)
+            ev("response.content_part.done", **at, part={**part, "text": reply.text})
+            outputs.append(_message_item(item_id, reply.text, "completed"))
+            ev("response.output_item.done", output_index=0, item=outputs[-1])
+        if reply.tool_call is not None:
+            name, args = reply.tool_call
+            index = len(outputs)
+            call = _function_call_item(name, json.dumps(args), "in_progress")
+            ev("response.output_item.added", output_index=index, item={**call, "arguments": ""})
+            at = {"item_id": call["id"], "output_index": index}
+            ev("response.function_call_arguments.delta", **at, delta=call["arguments"])
+            ev("response.function_call_arguments.done", **at, arguments=call["arguments"])
+            outputs.append({**call, "status": "completed"})
+            ev("response.output_item.done", output_index=index, item=outputs[-1])
         done = _response_object(reply, response_id, model, "completed")
-        done["output"] = [_message_item(item_id, reply.text, "completed")]
+        done["output"] = outputs
         ev("response.completed", response=done)
+
+
+def _function_call_item(name: str, arguments: str, status: str) -> dict[str, Any]:
+    return {
+        "type": "function_call",
+        "id": f"fc_fake_{uuid.uuid4().hex[:24]}",
+        "call_id": f"call_fake_{uuid.uuid4().hex[:24]}",
+        "name": name,
+        "arguments": arguments,
+        "status": status,
+    }
 
 
 def _message_item(item_id: str, text: str, status: str) -> dict[str, Any]:

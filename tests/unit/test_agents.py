@@ -20,8 +20,8 @@ from collab.agents import (
     command_spec,
     load_agents,
 )
+from collab.agents.replies import Usage, interpret
 from collab.errors import UsageError
-from collab.replies import Usage, interpret
 
 
 def claude_doc(**over: object) -> str:

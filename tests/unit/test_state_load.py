@@ -16,11 +16,11 @@ from typing import NamedTuple
 
 import pytest
 
+from collab.agents.replies import Usage
 from collab.config import AgentChoice, ContextFile, DebateConfig, Role
 from collab.contract import Contract, NewPoint, StanceUpdate
 from collab.errors import UsageError
 from collab.ledger import Side
-from collab.replies import Usage
 from collab.state import Angle, Judge, RunState, load_state
 from collab.store import RunDir
 from collab.turns import AgentMeta, TurnRecord

@@ -3,7 +3,7 @@
 Pure: a decoder is fed the raw stdout as it grows (in chunks of any size, split
 anywhere) and returns the reply text that the chunk added. The live views (the tmux
 pane, the main terminal, the event stream) show that text; the reply a turn keeps is
-always read from the finished output file by ``collab.replies``, never from here.
+always read from the finished output file by ``collab.agents.replies``, never from here.
 
 - ``claude-json``: Claude Code's ``--output-format stream-json --verbose
   --include-partial-messages`` lines; the text is in ``stream_event`` /

@@ -1,7 +1,12 @@
 """The real ``codex`` and ``gemini`` CLIs, offline, against fake API servers on 127.0.0.1.
 
 - A direct turn through ``AgentCaller`` + ``SubprocessRunner`` for each CLI, including
-  the faults that matter to collab (HTTP error, empty reply, hang).
+  the faults that matter to collab (HTTP error, empty reply, broken stream, hang), a
+  lost login (the run stops), the live text of a reply being written, and ``--tools
+  read`` reading the working directory.
+- Lean turns against a planted user setup (MCP servers, hooks, skills, extensions,
+  instruction files): what the lean flags keep out of the request, and what they
+  cannot (the notes above each spec in collab/agents.py).
 - A mixed debate through the ``collab`` CLI in tmux: Role A and the judge are the real
   ``claude`` against ``FakeAnthropic``; Role B is ``codex`` against ``FakeOpenAI`` or
   ``gemini`` against ``FakeGemini``. Each side must reach only its own server with its
@@ -31,12 +36,31 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from collab.agents import BUILTIN
-from collab.caller import AgentCaller, CallResult
+from collab.agents import (
+    BUILTIN,
+    AgentSetup,
+    ToolSet,
+    build_argv,
+    build_env,
+    codex_mcp_overrides,
+)
+from collab.agents.replies import interpret
+from collab.caller import AgentCaller, CallResult, TextHook
 from collab.config import AgentChoice
+from collab.errors import PrerequisiteError
 from collab.runners.subprocess import SubprocessRunner
 from collab.runners.turnfiles import TurnDir, group_alive
-from tests.fakes.agent_envs import agent_env, codex_binary, codex_env, gemini_binary, gemini_env
+from tests.fakes.agent_envs import (
+    Planted,
+    agent_env,
+    codex_binary,
+    codex_env,
+    gemini_binary,
+    gemini_env,
+    plant_codex_setup,
+    plant_gemini_setup,
+)
+from tests.fakes.fake_http import RecordedRequest
 from tests.fakes.gemini_server import FakeGemini
 from tests.fakes.openai_server import FakeOpenAI, Reply, ScriptedServer
 from tests.helpers import wait_until
@@ -75,12 +99,23 @@ class Cli:
     # Enough for the CLI to start and reach the server even on a loaded machine:
     # codex takes ~0.3 s, gemini ~2 s idle and up to ~7 s under load (measured).
     start_within: float
+    plant: Callable[[Path, Path], Planted]
+    # The variable that holds the API key (unset: no login at all).
+    key_var: str
+    # A tool call that reads notes.txt in the working directory and tries to write.
+    read_call: tuple[str, dict[str, Any]]
 
 
 CLIS = {
-    "codex": Cli("codex", CODEX, FakeOpenAI, codex_env, start_within=8.0),
-    "gemini": Cli("gemini", GEMINI, FakeGemini, gemini_env, start_within=15.0),
-}
+    "codex": Cli(
+        "codex", CODEX, FakeOpenAI, codex_env, 8.0, plant_codex_setup, "STUB_API_KEY",
+        ("exec_command", {"cmd": "cat notes.txt; touch written.txt"}),
+    ),
+    "gemini": Cli(
+        "gemini", GEMINI, FakeGemini, gemini_env, 15.0, plant_gemini_setup, "GEMINI_API_KEY",
+        ("read_file", {"file_path": "notes.txt"}),
+    ),
+}  # fmt: skip
 NEEDS = {"codex": needs_codex, "gemini": needs_gemini}
 
 
@@ -102,17 +137,26 @@ def _call(
     model: str,
     timeout: float = 60.0,
     attempts: int = 2,
+    *,
+    tools: ToolSet = "none",
+    on_text: TextHook | None = None,
+    env_drop: tuple[str, ...] = (),
 ) -> tuple[CallResult, list[int]]:
     """One collab turn; returns the result and the pids the turn's attempts ran as."""
     assert cli.binary is not None
     # resolve_binary reads COLLAB_<NAME>_BIN from our own environment.
     monkeypatch.setenv(f"COLLAB_{cli.agent.upper()}_BIN", cli.binary)
     env = agent_env(cli.env(server.url, home))
+    for var in env_drop:
+        env.pop(var, None)
     tdir = TurnDir()
     runner = SubprocessRunner(tdir)
     try:
         caller = AgentCaller(runner, tdir, BUILTIN, env)
-        res = caller.call("t1", AgentChoice(cli.agent, model), prompt, timeout, attempts=attempts)
+        res = caller.call(
+            "t1", AgentChoice(cli.agent, model), prompt, timeout, attempts=attempts,
+            tools=tools, on_text=on_text,
+        )  # fmt: skip
         pids = [p for n in range(1, attempts + 1) if (p := tdir.pid(f"t1-{n}")) is not None]
     finally:
         runner.close()
@@ -155,15 +199,22 @@ class Fault(NamedTuple):
     test_id: str
     reply: Reply
     status: str  # CallResult.status after collab's own retry
-    exit_code: int
+    exit_code: dict[str, int]  # per CLI: gemini exits with the HTTP status mod 256
+    error_has: str
 
 
 FAULTS = [
-    Fault("http-500", Reply(status=500, error_message="fake outage"), "error", 1),
-    Fault("http-400", Reply(status=400, error_message="fake bad request"), "error", 1),
-    # Both CLIs exit 0 with nothing on stdout: collab must call that a failure.
-    Fault("empty-reply", Reply(text=""), "no-response", 0),
-]
+    Fault("http-500", Reply(status=500, error_message="fake outage"), "error",
+          {"codex": 1, "gemini": 500 % 256}, "", ),
+    Fault("http-400", Reply(status=400, error_message="fake bad request"), "error",
+          {"codex": 1, "gemini": 400 % 256}, "fake bad request"),
+    # Both CLIs exit 0 with no reply text: collab must call that a failure.
+    Fault("empty-reply", Reply(text=""), "no-response", {"codex": 0, "gemini": 0}, ""),
+    # The stream ends before its last event: codex says so and exits 1; gemini exits 0
+    # with the partial text and says so in the stream.
+    Fault("broken-stream", Reply(text="partial answer", truncate=True), "error",
+          {"codex": 1, "gemini": 0}, "stream"),
+]  # fmt: skip
 
 
 @pytest.mark.parametrize("fault", [pytest.param(f, id=f.test_id) for f in FAULTS])
@@ -180,8 +231,8 @@ def test_direct_call_faults(
     assert res.status == fault.status, res
     assert not res.reply.ok
     assert res.meta.attempts == 2
-    assert res.meta.exit_code == fault.exit_code
-    assert res.meta.error
+    assert res.meta.exit_code == fault.exit_code[name]
+    assert res.meta.error and fault.error_has in res.meta.error
     # The CLI itself gave up after one request per attempt (agent_envs turns its
     # retries off): collab's retry is the only one.
     assert len(reqs) == 2
@@ -204,6 +255,194 @@ def test_direct_call_hang_is_killed(
     assert pids
     # The CLI ran as a process-group leader (node plus its children): all gone.
     assert wait_until(lambda: not any(group_alive(p) for p in pids), timeout=10)
+
+
+class LoginFault(NamedTuple):
+    test_id: str
+    agent: str
+    reply: Reply | None  # None: the CLI has no key at all and sends nothing
+    error_has: str
+
+
+LOGIN_FAULTS = [
+    LoginFault("codex-401", "codex",
+               Reply(status=401, error_message="Incorrect API key provided: stub-****"),
+               "401 Unauthorized"),
+    LoginFault("codex-no-key", "codex", None, "Missing environment variable"),
+    LoginFault("gemini-401", "gemini",
+               Reply(status=401, error_message="Request had invalid authentication credentials."),
+               "UNAUTHENTICATED"),
+    # What the real Gemini API answers to a bad key: 400, not 401.
+    LoginFault("gemini-bad-key", "gemini",
+               Reply(status=400, error_message="API key not valid. Please pass a valid API key."),
+               "API key not valid"),
+    LoginFault("gemini-no-key", "gemini", None, "GEMINI_API_KEY"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "fault", [pytest.param(f, id=f.test_id, marks=NEEDS[f.agent]) for f in LOGIN_FAULTS]
+)
+def test_lost_login_stops_the_run(
+    fault: LoginFault, tmp_path: Path, workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The CLI's own words for a lost login are recognised: no retry, the run stops with
+    the agent's login hint."""
+    cli = CLIS[fault.agent]
+    with cli.server() as server:
+        server.add_rule("PING-7731", [fault.reply or ANSWER])
+        drop = (cli.key_var,) if fault.reply is None else ()
+        with pytest.raises(PrerequisiteError) as err:
+            _call(cli, server, tmp_path / "home", monkeypatch, PROMPT, "m", env_drop=drop)
+        reqs = server.requests
+    assert f"{cli.agent} login failed" in err.value.message
+    assert fault.error_has in err.value.message
+    assert err.value.hint == BUILTIN[cli.agent].login_hint
+    assert len(reqs) == (0 if fault.reply is None else 1)
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=NEEDS[n]) for n in CLIS])
+def test_reply_text_is_shown_as_it_is_written(
+    name: str, tmp_path: Path, workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """gemini streams deltas: the words show while the model writes. codex prints an
+    agent message only once it is complete: the text shows whole, before the turn ends."""
+    cli = CLIS[name]
+    words = "one two three four five six seven eight"
+    seen: list[tuple[str, float]] = []
+    with cli.server() as server:
+        server.add_rule("PING-7731", [Reply(text=words, word_delay=0.25)])
+        res, _ = _call(
+            cli, server, tmp_path / "home", monkeypatch, PROMPT, "m",
+            on_text=lambda text, elapsed: seen.append((text, elapsed)),
+        )  # fmt: skip
+    assert res.status == "ok", res.meta.error
+    assert res.reply.text == words
+    shown = [(t, at) for t, at in seen if t]
+    assert "".join(t for t, _ in shown) == words
+    if name == "gemini":
+        # ~1.75 s of writing: the first words were on screen long before the last.
+        assert len(shown) >= 4, shown
+        assert shown[-1][1] - shown[0][1] > 1.0, shown
+    else:
+        assert len(shown) == 1
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=NEEDS[n]) for n in CLIS])
+def test_read_tools_read_the_working_directory(
+    name: str, tmp_path: Path, workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--tools read``: the model reads a file in the working directory (its content
+    reaches the next request) and cannot write; the reply is the text after the tool."""
+    cli = CLIS[name]
+    (workdir / "notes.txt").write_text("READ-MARKER-5150 is in the notes.\n", encoding="utf-8")
+    with cli.server() as server:
+        server.add_rule(
+            "PING-7731",
+            [Reply(text="Let me read the notes.", tool_call=cli.read_call), "Final answer."],
+        )
+        res, _ = _call(cli, server, tmp_path / "home", monkeypatch, PROMPT, "m", tools="read")
+        reqs = server.requests
+    assert res.status == "ok", res.meta.error
+    assert res.reply.text == "Final answer."
+    assert len(reqs) == 2
+    assert "READ-MARKER-5150" in json.dumps(reqs[1].body)
+    assert not (workdir / "written.txt").exists()
+    tools = _tool_names(reqs[0])
+    if name == "gemini":
+        assert tools == {"read_file", "list_directory", "glob", "grep_search"}
+    else:
+        assert tools == {"exec_command", "write_stdin", "view_image"}
+
+
+# -- lean turns against a planted user setup ---------------------------------------------------
+
+
+def _tool_names(req: RecordedRequest) -> set[str]:
+    tools = req.body.get("tools") or []
+    if "contents" in req.body:  # Gemini: [{"functionDeclarations": [...]}]
+        return {f["name"] for t in tools for f in t.get("functionDeclarations", [])}
+    return {t.get("name") or t.get("type") for t in tools}
+
+
+def _run_spec(
+    cli: Cli,
+    server: ScriptedServer,
+    env: dict[str, str],
+    workdir: Path,
+    setup: AgentSetup,
+    extra: tuple[str, ...] = (),
+) -> tuple[subprocess.CompletedProcess[str], RecordedRequest]:
+    """One call of the built-in spec's argv (no collab retry), and its one request."""
+    assert cli.binary is not None
+    spec = BUILTIN[cli.agent]
+    argv = build_argv(spec, cli.binary, "m-lean", workdir / "prompt", setup=setup, env=env)
+    proc = subprocess.run(
+        [*argv, *extra], input=PROMPT, env=build_env(spec, env), cwd=workdir,
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    reqs = server.wait_for_requests(1, timeout=5)
+    assert len(reqs) == 1, [r.path for r in reqs]
+    return proc, reqs[0]
+
+
+# What each CLI's lean flags keep out; the rest of the planted setup still reaches the
+# turn (see the notes above each spec in collab/agents.py).
+KEPT_OUT = {
+    "codex": {"project", "skill"},
+    "gemini": {"skill", "extension"},
+}
+STILL_IN = {
+    "codex": {"global"},  # $CODEX_HOME/AGENTS.md: loaded whatever the flags
+    "gemini": {"global", "project"},  # GEMINI.md: no flag or settings override drops it
+}
+# What an inherit turn carries. gemini's skills list is part of the system prompt that
+# collab's replaces in every setup (GEMINI_SYSTEM_MD).
+IN_INHERIT = {
+    "codex": {"global", "project", "skill"},
+    "gemini": {"global", "project", "extension"},
+}
+STARTED_INHERIT = {
+    "codex": {"mcp", "hook-SessionStart", "hook-UserPromptSubmit", "hook-Stop"},
+    "gemini": {"mcp", "mcp-project", "mcp-extension",
+               "hook-SessionStart", "hook-BeforeAgent", "hook-BeforeModel"},
+}  # fmt: skip
+STARTED_LEAN = {
+    "codex": set(),
+    "gemini": {"hook-SessionStart", "hook-BeforeAgent", "hook-BeforeModel"},  # hooks run
+}
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=NEEDS[n]) for n in CLIS])
+def test_lean_turn_keeps_the_user_setup_out(name: str, tmp_path: Path, workdir: Path) -> None:
+    """A planted MCP server does not start and the project instruction file, skills and
+    extensions do not reach the request of a lean turn, while the same setup does reach
+    an ``inherit`` turn (so the plant works)."""
+    cli = CLIS[name]
+    # codex runs a user's hooks only once trusted: the flag stands in for that trust.
+    extra = ("--dangerously-bypass-hook-trust",) if name == "codex" else ()
+    runs = {}
+    setups: tuple[AgentSetup, ...] = ("inherit", "lean")
+    for setup in setups:
+        home = tmp_path / f"home-{setup}"
+        with cli.server() as server:
+            server.default(ANSWER)
+            env = agent_env(cli.env(server.url, home))
+            planted = cli.plant(home, workdir)
+            proc, req = _run_spec(cli, server, env, workdir, setup, extra)
+        reply = interpret(BUILTIN[name], proc.returncode, proc.stdout, proc.stderr)
+        assert reply.ok and reply.text == ANSWER, (proc.stdout, proc.stderr)
+        runs[setup] = (planted.started(), planted.leaked(json.dumps(req.body)), req)
+    started, leaked, req = runs["inherit"]
+    assert started == STARTED_INHERIT[name]
+    assert leaked == IN_INHERIT[name]
+    started, leaked, req = runs["lean"]
+    assert started == STARTED_LEAN[name]
+    assert not leaked & KEPT_OUT[name]
+    assert leaked == STILL_IN[name]
+    assert _tool_names(req) == set()
+    # collab's short system prompt replaced the CLI's coding-agent prompt.
+    assert len(json.dumps(req.body)) < 4000
 
 
 # -- the mixed debate ------------------------------------------------------------------------
@@ -313,6 +552,8 @@ def test_mixed_debate_in_tmux(
             "--judge-agent", "claude", "--judge-model", "claude-test-judge",
             "--rounds", "2", "--runner", "tmux", "--timeout", "90",
             "--judge-timeout", "90", "--json",
+            # B's round 1 answers A's (it contests I1): not a blind opening.
+            "--opening", "sequential",
         ]  # fmt: skip
         proc = subprocess.run(
             argv, env=env, cwd=workdir, capture_output=True, text=True, timeout=400
@@ -474,6 +715,34 @@ def test_fake_gemini_stream_and_methods() -> None:
     assert [o.path.rsplit(":", 1)[-1] for o in others] == ["countTokens"]
 
 
+def test_fakes_stream_words_slowly_and_call_tools() -> None:
+    call = ("read_file", {"file_path": "notes.txt"})
+    with FakeOpenAI() as oa, FakeGemini() as gm:
+        for srv in (oa, gm):
+            srv.add_rule("slow", [Reply(text="one two three", word_delay=0.2)])
+            srv.add_rule("tool", [Reply(text="Let me look.", tool_call=call)])
+        started = time.time()
+        _, slow = _post(f"{oa.url}/v1/responses", _responses_body("slow"))
+        took = time.time() - started
+        _, tool = _post(f"{oa.url}/v1/responses", _responses_body("tool"))
+        g_url = f"{gm.url}/v1beta/models/g:streamGenerateContent?alt=sse"
+        _, g_slow = _post(g_url, {"contents": [{"role": "user", "parts": [{"text": "slow"}]}]})
+        _, g_tool = _post(g_url, {"contents": [{"role": "user", "parts": [{"text": "tool"}]}]})
+        first = oa.first_text_at[0]
+    assert took >= 0.4 and first - started < 0.3
+    deltas = [e["delta"] for _, e in _sse(slow) if e["type"] == "response.output_text.delta"]
+    assert deltas == ["one ", "two ", "three"]
+    done = _sse(tool)[-1][1]["response"]["output"]
+    assert [o["type"] for o in done] == ["message", "function_call"]
+    assert done[1]["name"] == "read_file" and json.loads(done[1]["arguments"]) == call[1]
+    chunks = [p["candidates"][0] for _, p in _sse(g_slow)]
+    assert [c["content"]["parts"][0]["text"] for c in chunks] == ["one ", "two ", "three", ""]
+    assert [c.get("finishReason") for c in chunks] == [None, None, None, "STOP"]
+    last = [p["candidates"][0] for _, p in _sse(g_tool)][-1]
+    assert last["content"]["parts"] == [{"functionCall": {"name": call[0], "args": call[1]}}]
+    assert last["finishReason"] == "STOP"
+
+
 @pytest.mark.parametrize("fake", [FakeOpenAI, FakeGemini])
 def test_fake_hang_does_not_block_stop(fake: Callable[[], ScriptedServer]) -> None:
     srv = fake().start()
@@ -500,6 +769,66 @@ def test_fake_hang_does_not_block_stop(fake: Callable[[], ScriptedServer]) -> No
     thread.join(5)
     assert time.monotonic() - started < 5
     assert not thread.is_alive() and results
+
+
+def test_codex_mcp_overrides_name_every_configured_server(tmp_path: Path) -> None:
+    home = tmp_path / "codex-home"
+    home.mkdir()
+    (home / "config.toml").write_text(
+        'model = "x"\n[mcp_servers.docs]\ncommand = "docs-mcp"\n'
+        '[mcp_servers.remote]\nurl = "https://mcp.example/x"\n'
+        '[mcp_servers."bad.name"]\ncommand = "x"\n',
+        encoding="utf-8",
+    )
+    project = tmp_path / "repo" / "sub"
+    (tmp_path / "repo" / ".codex").mkdir(parents=True)
+    project.mkdir()
+    (tmp_path / "repo" / ".codex" / "config.toml").write_text(
+        '[mcp_servers.local_db]\ncommand = "db"\n[mcp_servers.docs]\ncommand = "d2"\n',
+        encoding="utf-8",
+    )
+    out = codex_mcp_overrides({"CODEX_HOME": str(home)}, cwd=project)
+    assert out == [
+        "-c", 'mcp_servers.docs={enabled=false,command="true"}',
+        "-c", 'mcp_servers.local_db={enabled=false,command="true"}',
+        "-c", 'mcp_servers.remote={enabled=false,url="http://127.0.0.1:9/"}',
+    ]  # fmt: skip
+    # No config, a broken config: nothing to disable, no error.
+    assert codex_mcp_overrides({"HOME": str(tmp_path / "none")}, cwd=tmp_path) == []
+    (home / "config.toml").write_text("[mcp_servers\n", encoding="utf-8")
+    assert codex_mcp_overrides({"CODEX_HOME": str(home)}, cwd=tmp_path) == []
+
+
+def test_lean_and_tool_flags_of_codex_and_gemini(tmp_path: Path) -> None:
+    env = {"CODEX_HOME": str(tmp_path)}
+    (tmp_path / "config.toml").write_text('[mcp_servers.a]\ncommand = "a"\n', encoding="utf-8")
+    p = tmp_path / "prompt"
+
+    def argv(agent: str, setup: AgentSetup, tools: ToolSet) -> list[str]:
+        return build_argv(BUILTIN[agent], agent, "m", p, setup=setup, tools=tools, env=env)
+
+    lean = argv("codex", "lean", "none")
+    assert 'mcp_servers.a={enabled=false,command="true"}' in lean
+    assert {"hooks", "plugins", "project_doc_max_bytes=0", "--ignore-rules"} <= set(lean)
+    assert {"shell_tool", 'web_search="disabled"'} <= set(lean)
+    read = argv("codex", "lean", "read")
+    assert "shell_tool" not in read and 'web_search="disabled"' in read
+    inherit = argv("codex", "inherit", "none")
+    assert not {"hooks", "project_doc_max_bytes=0"} & set(inherit)
+    assert lean[-2:] == inherit[-2:] == ["-m", "m"]
+    assert lean[:3] == ["codex", "exec", "--json"]
+    g = argv("gemini", "lean", "none")
+    assert g[:5] == ["gemini", "-p", "", "-o", "stream-json"]
+    assert {"-e", "none", "--allowed-mcp-server-names"} <= set(g)
+    policy = Path(g[g.index("--policy") + 1])
+    assert 'decision = "deny"' in policy.read_text(encoding="utf-8")
+    g_read = argv("gemini", "inherit", "read")
+    assert "-e" not in g_read
+    assert "read_file" in Path(g_read[g_read.index("--policy") + 1]).read_text(encoding="utf-8")
+    system_md = Path(dict(BUILTIN["gemini"].env_set)["GEMINI_SYSTEM_MD"])
+    from collab.agents import CLAUDE_SYSTEM_PROMPT
+
+    assert system_md.read_text(encoding="utf-8").strip() == CLAUDE_SYSTEM_PROMPT
 
 
 def test_agent_envs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

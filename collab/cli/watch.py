@@ -1,0 +1,114 @@
+"""``collab watch ID``: follow a run started elsewhere (a skill, the MCP server, a batch
+child, another terminal) with the same live view, from its ``events.jsonl``.
+
+It replays what the run did so far, then follows the file as it grows, and exits with
+the run's own exit code when the run finishes. A run that nobody drives any more (its
+driver died, or it was stopped) ends the watch with a line saying how to resume it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from collab.cli.live import DebateView
+
+POLL = 0.05
+# With no driver alive and nothing new for this long, the run is not going anywhere.
+IDLE_GRACE = 2.0
+EXIT_BY_STATUS = {"done": 0, "failed": 1, "interrupted": 130}
+
+
+def watch(
+    run_id: Annotated[str, typer.Argument(metavar="ID", help="The run id (collab list).")],
+) -> None:
+    """Follow a running debate live (or replay a finished one); exit with its exit code."""
+    from collab.state import load_state
+    from collab.store import RunDir
+
+    run_dir = RunDir(run_id)
+    load_state(run_dir)  # a clear error for an unknown or damaged run
+    view = DebateView()
+    try:
+        code = follow(run_dir.path, view)
+    finally:
+        view.close()
+    if code is None:
+        state = load_state(run_dir)
+        view.err.print(
+            f"[yellow]run {run_id} is not running ({state.status}); "
+            f"continue it with: collab resume {run_id}[/yellow]",
+            highlight=False,
+        )
+        code = EXIT_BY_STATUS.get(state.status, 1)
+    raise typer.Exit(code)
+
+
+def follow(path: Path, view: DebateView) -> int | None:
+    """Feed every event of the run to ``view`` until it finishes (its exit code) or is
+    left without a driver (None)."""
+    events = path / "events.jsonl"
+    offset, partial = 0, ""
+    idle_since = time.monotonic()
+    finished: int | None = None
+    while True:
+        chunk = _read_from(events, offset)
+        if chunk:
+            offset += len(chunk)
+            idle_since = time.monotonic()
+            text = partial + chunk.decode("utf-8", errors="replace")
+            *lines, partial = text.split("\n")
+            for line in lines:
+                ev = _event(line)
+                if ev is None:
+                    continue
+                view.handle(ev)
+                # A run_finished ends the watch only if nothing follows it (a resume may).
+                finished = view.exit_code if ev.get("event") == "run_finished" else None
+            continue
+        if finished is not None:
+            return finished
+        if not _driven(path) and time.monotonic() - idle_since >= IDLE_GRACE:
+            return None
+        time.sleep(POLL)
+
+
+def _read_from(path: Path, offset: int) -> bytes:
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(offset)
+            return fh.read(1 << 20)
+    except OSError:
+        return b""
+
+
+def _event(line: str) -> dict[str, object] | None:
+    try:
+        doc = json.loads(line)
+    except ValueError:
+        return None
+    if isinstance(doc, dict) and doc.get("schema") == "collab.event/1":
+        return doc
+    return None
+
+
+def _driven(path: Path) -> bool:
+    """Is the process that last took the run's lock still alive?"""
+    try:
+        pid = int((path / "lock").read_text(encoding="utf-8").strip() or "0")
+    except (OSError, ValueError):
+        return False
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
