@@ -10,16 +10,18 @@ has run and estimates what is left of the turn and of the run.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO
 
 from collab.config import DebateConfig
+from collab.errors import StorageError
 from collab.events import Listener
 from collab.ledger import Ledger, Side, counts, ledger_to_dict
+from collab.store import storage_error, storing
 from collab.turns import TurnRecord
 
 EVENT_SCHEMA = "collab.event/1"
@@ -165,18 +167,44 @@ class EventStream(Listener):
 
 
 class JsonlFile:
-    """A sink appending one line per event to a file, flushed at once (readers tail it)."""
+    """A sink appending one line per event to a file, written at once (readers tail it).
+
+    Opening it can fail like any write to COLLAB_HOME (``StorageError``). A write that
+    fails (a full disk) is cut back to the last whole line and ends the log; its error
+    waits in ``failed`` until the orchestrator's next save raises it (``check``): an event
+    may come from deep inside a turn, where an exception would pass for the agent's.
+    """
 
     def __init__(self, path: Path) -> None:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        self._fh: IO[str] = os.fdopen(fd, "a", encoding="utf-8")
+        self.path = path
+        self.failed: StorageError | None = None
+        with storing(path):
+            self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        self._size = os.fstat(self._fd).st_size
 
     def __call__(self, event: Event) -> None:
-        self._fh.write(json.dumps(event, ensure_ascii=False) + "\n")
-        self._fh.flush()
+        if self.failed is not None or self._fd < 0:
+            return
+        data = memoryview((json.dumps(event, ensure_ascii=False) + "\n").encode("utf-8"))
+        try:
+            while data:
+                data = data[os.write(self._fd, data) :]
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._fd, self._size)
+            self.failed = storage_error(exc, self.path)
+            return
+        self._size = os.lseek(self._fd, 0, os.SEEK_CUR)
+
+    def check(self) -> None:
+        """Raise the error of a write that failed, if one did."""
+        if self.failed is not None:
+            raise self.failed
 
     def close(self) -> None:
-        self._fh.close()
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
 
 
 def last_seq(path: Path) -> int:

@@ -38,14 +38,17 @@ def watch(
         code = follow(run_dir.path, view)
     finally:
         view.close()
-    if code is None:
+    if code != 0:
         state = load_state(run_dir)
-        view.err.print(
-            f"[yellow]run {run_id} is not running ({state.status}); "
-            f"continue it with: collab resume {run_id}[/yellow]",
-            highlight=False,
-        )
-        code = EXIT_BY_STATUS.get(state.status, 1)
+        if state.status != "done":
+            what = "is not running" if code is None else "stopped"
+            view.err.print(
+                f"[yellow]run {run_id} {what} ({state.status}); "
+                f"continue it with: collab resume {run_id}[/yellow]",
+                highlight=False,
+            )
+        if code is None:
+            code = EXIT_BY_STATUS.get(state.status, 1)
     raise typer.Exit(code)
 
 

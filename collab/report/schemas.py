@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from collab.report.control_schemas import CONTROL_SCHEMAS
+
 _NUM_OR_NULL: dict[str, Any] = {"type": ["number", "null"]}
 _STR_OR_NULL: dict[str, Any] = {"type": ["string", "null"]}
 _STATUS = {"enum": ["pending", "running", "done", "interrupted", "failed", "unreadable"]}
@@ -314,5 +316,6 @@ EVENT["allOf"] = [
 
 SCHEMAS: dict[str, dict[str, Any]] = {
     s["title"]: s
-    for s in (RESULT, ERROR, LIST, PRESETS, PRESET, DOCTOR, BATCH, SKILL, VERSION, EVENT)
+    for s in (RESULT, ERROR, LIST, PRESETS, PRESET, DOCTOR, BATCH, SKILL, VERSION, EVENT,
+              *CONTROL_SCHEMAS)
 }

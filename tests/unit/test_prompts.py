@@ -623,3 +623,13 @@ def test_round_before_last_is_an_excerpt_the_last_round_is_whole() -> None:
     assert text.count("y" * 900) == 2
     assert "x" * 900 not in text
     assert "older-round" in text and "truncated" in text
+
+
+def test_blind_turn_never_shows_this_rounds_other_side() -> None:
+    """Round 1 of a blind opening, also when the other side's turn is already saved (a
+    crash, then resume): its reply is not in the prompt."""
+    a1 = turn(1, "A", "A-OPENING-SECRET")
+    sighted = Prompts("en").role(cfg(), "B", 1, Ledger(), [a1], None)
+    blind = Prompts("en").role(cfg(), "B", 1, Ledger(), [a1], None, blind=True)
+    assert "A-OPENING-SECRET" in sighted
+    assert "A-OPENING-SECRET" not in blind
