@@ -10,6 +10,7 @@ error is raised in the main thread (KeyboardInterrupt first), after every task e
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Mapping
 
 from collab.runners.base import TurnCancelled
@@ -20,6 +21,11 @@ JOIN_GRACE = 20.0  # after a cancel: how long a task may take to kill its agent 
 
 def run_parallel(tasks: Mapping[str, Callable[[], None]], cancel: threading.Event) -> None:
     errors: dict[str, BaseException] = {}
+    # Each task says when it is done. The main thread waits on these, not on
+    # Thread.join: a join interrupted by Ctrl-C can leave a running thread looking
+    # stopped (CPython 3.11), and the next join would then return at once, leaving the
+    # task's agent to be orphaned when the process exits.
+    done = {key: threading.Event() for key in tasks}
 
     def work(key: str, task: Callable[[], None]) -> None:
         try:
@@ -27,21 +33,21 @@ def run_parallel(tasks: Mapping[str, Callable[[], None]], cancel: threading.Even
         except BaseException as exc:
             errors[key] = exc
             cancel.set()
+        finally:
+            done[key].set()
 
-    threads = [
-        threading.Thread(target=work, args=(key, task), name=f"collab-turn-{key}", daemon=True)
-        for key, task in tasks.items()
-    ]
-    for t in threads:
-        t.start()
+    for key, task in tasks.items():
+        name = f"collab-turn-{key}"
+        threading.Thread(target=work, args=(key, task), name=name, daemon=True).start()
     try:
-        while any(t.is_alive() for t in threads):
-            for t in threads:
-                t.join(JOIN_STEP)
+        while not all(ev.is_set() for ev in done.values()):
+            for ev in done.values():
+                ev.wait(JOIN_STEP)
     except KeyboardInterrupt:
         cancel.set()
-        for t in threads:
-            t.join(JOIN_GRACE)
+        deadline = time.monotonic() + JOIN_GRACE
+        for ev in done.values():
+            ev.wait(max(0.0, deadline - time.monotonic()))
         raise
     real = [e for e in errors.values() if not isinstance(e, TurnCancelled)]
     if real:

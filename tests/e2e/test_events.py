@@ -130,9 +130,9 @@ def test_watch_follows_a_running_debate_and_exits_with_its_code(fake_agent: Fake
                     "--json", *FAST)  # fmt: skip
     runs = Path(os.environ["COLLAB_HOME"]) / "runs"
     try:
-        assert wait_until(lambda: runs.is_dir() and any(runs.iterdir()), 30)
+        assert wait_until(lambda: runs.is_dir() and any(runs.iterdir()), 90), driver.poll()
         (run,) = runs.iterdir()
-        assert wait_until(lambda: (run / "events.jsonl").exists(), 30)
+        assert wait_until(lambda: (run / "events.jsonl").exists(), 90), driver.poll()
         watcher = collab("watch", run.name)
         w_out, w_err = watcher.communicate(timeout=120)
         d_out, d_err = driver.communicate(timeout=120)
