@@ -6,8 +6,9 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
+from pathlib import Path
 from types import FrameType
 
 from collab import convergence, report
@@ -21,6 +22,7 @@ from collab.errors import (
     Interrupted,
     PrerequisiteError,
     RunnerError,
+    StorageError,
 )
 from collab.eventlog import EventStream, JsonlFile, Sink, last_seq
 from collab.events import Fanout, Listener, Locked
@@ -31,7 +33,7 @@ from collab.parallel import run_parallel
 from collab.prompts import Prompts, TurnView
 from collab.runners import RunnerFactory, runner_factory
 from collab.runners.base import Runner
-from collab.runners.turnfiles import TurnDir
+from collab.runners.turnfiles import TurnDir, reap_stale, stop_agents
 from collab.state import Angle, Judge, RunState
 from collab.store import RunDir
 from collab.turn import JudgeAnswer, Turns
@@ -76,12 +78,18 @@ class Orchestrator:
         self._lock = threading.RLock()
         # Set on Ctrl-C/SIGTERM so that turns running on worker threads stop their agents.
         self._cancel = threading.Event()
+        # Storage: the events file, what the last good save kept, whether a save failed,
+        # and whether the debate had begun (a failure then stops a run: exit 1, not 3).
+        self._log: JsonlFile | None = None
+        self._kept = ("nothing yet", "pending")
+        self._unsaved = False
+        self._begun = False
 
     # -- public ------------------------------------------------------------------------
     def run(self) -> Outcome:
         with self.run_dir.locked(), _sigterm_as_interrupt():
             events_path = self.run_dir.path / EVENTS_FILE
-            log = JsonlFile(events_path)
+            log = self._log = JsonlFile(events_path)
             stream = EventStream(log, *self.event_sinks, first_seq=last_seq(events_path))
             # Turns of a blind round report from worker threads: one event at a time.
             self.ui = Locked(Fanout(self.listener, stream))
@@ -93,7 +101,7 @@ class Orchestrator:
 
     def _run(self) -> Outcome:
         if self.state.temp_dir:
-            pass  # MUTANT reap_stale(Path(self.state.temp_dir))
+            reap_stale(Path(self.state.temp_dir))
         tdir = TurnDir(keep=self.cfg.keep_temp)
         self.state.temp_dir = str(tdir.path)
         runner: Runner | None = None
@@ -108,6 +116,7 @@ class Orchestrator:
             self.state.status = "running"
             self.state.error = None
             self._save()
+            self._begun = True
             self.ui.run_started(
                 self.state.run_id, self.cfg, runner.name, runner.attach_hint(), self.resumed
             )
@@ -121,12 +130,13 @@ class Orchestrator:
             else:
                 self.state.status = "done"
             self._save()
-            report.write_reports(self.state, self.run_dir)
+            self._write_reports()
             end = (EXIT_OK if self.state.status == "done" else EXIT_FAILED, self.state.error)
         except KeyboardInterrupt:
+            _hold_signals()  # a second Ctrl-C/SIGTERM must not cut the save short
             if self.state.status == "done":
                 # The signal came after the debate ended: keep the result, finish the files.
-                report.write_reports(self.state, self.run_dir)
+                self._write_reports()
                 end = (EXIT_OK, None)
                 return Outcome(self.state, self.run_dir)
             self.state.status = "interrupted"
@@ -145,13 +155,17 @@ class Orchestrator:
                 f"{exc.message}; state saved — fix it, then: collab resume {self.state.run_id}"
             )
             raise
+        except StorageError as exc:  # nothing more can be saved: stop, say what was kept
+            end = (self._stopped(exc).exit_code, str(exc))
+            raise
         finally:
             try:  # a late Ctrl-C/SIGTERM during close must not leave the temp dir behind
+                stop_agents(tdir.path)  # no agent outlives its run, whatever ended it
                 if runner is not None:
                     runner.close()
             finally:
                 tdir.cleanup()
-            if not tdir.keep:
+            if not tdir.keep and not self._unsaved:
                 self.state.temp_dir = None
                 self._save()
             self.ui.run_finished(self.state.status, end[0], end[1])
@@ -294,7 +308,32 @@ class Orchestrator:
         return max(1.0, min(turn_timeout, self.cfg.budget - self._elapsed()))
 
     def _save(self) -> None:
-        self.run_dir.save(self.state.to_dict())
+        """state.json after every step; a failed write here (or of events.jsonl since the
+        last save) stops the run, keeping what the last good save holds."""
+        try:
+            self.run_dir.save(self.state.to_dict())
+            if self._log is not None:
+                self._log.check()
+        except StorageError as exc:
+            self._unsaved = True
+            raise self._stopped(exc) from None
+        st = self.state
+        kept = f"state.json with {len(st.turns)} of {2 * self.cfg.rounds} turns"
+        self._kept = (kept + (" and the summary" if st.judge else ""), st.status)
+
+    def _write_reports(self) -> None:
+        try:
+            report.write_reports(self.state, self.run_dir)
+        except StorageError as exc:
+            raise self._stopped(exc) from None
+
+    def _stopped(self, exc: StorageError) -> StorageError:
+        """Once the debate has begun a storage failure is a failed run (exit 1)."""
+        if not self._begun:
+            return exc
+        kept, status = self._kept
+        then = "collab show" if status == "done" else "collab resume"
+        return exc.stopped(kept, f"{then} {self.state.run_id}")
 
 
 def drive(
@@ -331,7 +370,18 @@ def _sigterm_as_interrupt() -> Iterator[None]:
     except ValueError:  # not the main thread
         yield
         return
+    old_int = signal.getsignal(signal.SIGINT)
     try:
         yield
     finally:
         signal.signal(signal.SIGTERM, old)
+        if old_int is not None:  # _hold_signals may have replaced it
+            signal.signal(signal.SIGINT, old_int)
+
+
+def _hold_signals() -> None:
+    """Once a run is stopping, more Ctrl-C or SIGTERM are ignored until the state is saved
+    and the temp dir removed; then the run exits 130 (handlers are restored on the way out)."""
+    with suppress(ValueError):  # not the main thread: the signals go elsewhere
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, lambda signum, frame: None)

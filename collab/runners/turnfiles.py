@@ -173,8 +173,25 @@ def reap_stale(path: Path) -> int:
     pid reused by an unrelated process since then is never signalled."""
     if not path.is_dir() or not path.name.startswith("collab-"):
         return 0
+    killed = stop_agents(path)
+    # The killed agents' scripts may still write their exit files: retry until gone.
+    end = time.monotonic() + 2.0
+    while path.exists() and time.monotonic() < end:
+        shutil.rmtree(path, ignore_errors=True)
+        if path.exists():
+            time.sleep(0.02)
+    return killed
+
+
+def stop_agents(path: Path) -> int:
+    """Kill every agent of ``path`` whose turn has no exit file yet; how many were killed.
+
+    A pid is trusted only if its process started before the pid file was written, so a
+    pid reused by an unrelated process since then is never signalled."""
     killed = 0
     for pid_file in path.glob("*.pid"):
+        if pid_file.with_suffix(".exit").exists():
+            continue
         try:
             pid = int(pid_file.read_text().strip())
             written = pid_file.stat().st_mtime
@@ -183,12 +200,6 @@ def reap_stale(path: Path) -> int:
         started = _process_start(pid)
         if started is not None and started <= written + 0.05 and kill_group(pid, grace=1.0):
             killed += 1
-    # The killed agents' scripts may still write their exit files: retry until gone.
-    end = time.monotonic() + 2.0
-    while path.exists() and time.monotonic() < end:
-        shutil.rmtree(path, ignore_errors=True)
-        if path.exists():
-            time.sleep(0.02)
     return killed
 
 
