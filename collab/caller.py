@@ -119,6 +119,7 @@ class AgentCaller:
                 timeout=timeout,
                 title=title if n == 1 else f"{title} (attempt {n})",
                 output=spec.output,
+                text_limit=text_limit,
                 on_output=_text_hook(spec.output, on_text, text_limit, self.cancel),
             )
             result = self.runner.run(job)

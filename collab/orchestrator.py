@@ -41,6 +41,7 @@ from collab.turns import TurnRecord
 
 SIDES: tuple[Side, Side] = ("A", "B")
 EVENTS_FILE = "events.jsonl"
+REPLIES_DIR = "replies"
 
 
 @dataclass(frozen=True)
@@ -73,7 +74,7 @@ class Orchestrator:
         self.env = env
         self.resumed = resumed
         self.prompts = Prompts(self.cfg.lang)
-        self.turns = Turns(self.cfg, self.prompts, self.ui, self._timeout)
+        self.turns = Turns(self.cfg, self.prompts, self.ui, self._timeout, self._keep_reply)
         self._started = time.monotonic()
         self._lock = threading.RLock()
         # Set on Ctrl-C/SIGTERM so that turns running on worker threads stop their agents.
@@ -306,6 +307,13 @@ class Orchestrator:
     def _timeout(self, turn_timeout: float) -> float:
         """A turn may not run past the whole run's budget (but gets at least a second)."""
         return max(1.0, min(turn_timeout, self.cfg.budget - self._elapsed()))
+
+    def _keep_reply(self, r: int, side: Side, text: str) -> str | None:
+        """The whole reply, once, as a file: state.json keeps it cut at the reply cap."""
+        name = f"{REPLIES_DIR}/r{r}-{side}.txt"
+        (self.run_dir.path / REPLIES_DIR).mkdir(mode=0o700, exist_ok=True)
+        self.run_dir.write_text(name, text)
+        return name
 
     def _save(self) -> None:
         """state.json after every step; a failed write here (or of events.jsonl since the

@@ -20,6 +20,7 @@ from collab.events import Listener
 from collab.labels import Labels
 from collab.ledger import Ledger, Side
 from collab.prompts import Prompts, TurnView
+from collab.text import cap
 from collab.turns import PLACEHOLDER, AgentMeta, TurnRecord, TurnStatus
 
 # A reply beyond this many times --max-chars is cut with a marker (stored, shown, forwarded).
@@ -38,12 +39,24 @@ class JudgeAnswer:
     meta: AgentMeta | None
 
 
+# Keeps a turn's whole reply once (a file in the run dir); returns where, or None.
+KeepReply = Callable[[int, Side, str], str | None]
+
+
 class Turns:
-    def __init__(self, cfg: DebateConfig, prompts: Prompts, ui: Listener, timeout: Timeout) -> None:
+    def __init__(
+        self,
+        cfg: DebateConfig,
+        prompts: Prompts,
+        ui: Listener,
+        timeout: Timeout,
+        keep_reply: KeepReply | None = None,
+    ) -> None:
         self.cfg = cfg
         self.prompts = prompts
         self.ui = ui
         self.timeout = timeout
+        self.keep_reply = keep_reply
 
     def reply_cap(self) -> int:
         """Beyond this a reply is cut (a generous multiple of --max-chars)."""
@@ -60,7 +73,8 @@ class Turns:
         *,
         blind: bool = False,
     ) -> TurnRecord:
-        """``blind``: the prompt shows nothing of this round's other side (round 1)."""
+        """``blind``: the prompt shows nothing of this round's other side (round 1).
+        The reply as the agent wrote it, uncut, goes to ``keep_reply`` once."""
         role = self.cfg.role(side)
         prompt = self.prompts.role(self.cfg, side, r, ledger, history, angle, blind=blind)
         self.ui.turn_started(r, side, role.name)
@@ -75,12 +89,15 @@ class Turns:
             on_text=lambda text, elapsed: self.ui.turn_output(r, side, text, elapsed),
             text_limit=self.reply_cap(),
         )
+        raw_file = self.keep_reply(r, side, res.reply.text) if self.keep_reply else None
         if res.status != "ok":
             return TurnRecord(
                 round_no=r, side=side, role_name=role.name, status=res.status,
-                reply=res.reply.text, prose=PLACEHOLDER[res.status], contract=None,
+                reply=cap(res.reply.text, self.reply_cap()), prose=PLACEHOLDER[res.status],
+                contract=None,
                 contract_error=None, prompt_sha256=_digest(prompt), meta=res.meta,
                 warnings=(f"turn failed: {res.meta.error}",) if res.meta.error else (),
+                raw_file=raw_file,
             )  # fmt: skip
         warnings: list[str] = []
         reask_meta: AgentMeta | None = None
@@ -109,10 +126,14 @@ class Turns:
         status: TurnStatus = "abstain" if contract is not None and contract.abstain else "ok"
         return TurnRecord(
             round_no=r, side=side, role_name=role.name, status=status,
-            reply=res.reply.text, prose=parsed.prose or "(contract only)",
+            # The whole reply was parsed; what is kept and shown is cut at the cap, with
+            # a marker (the full text goes once to the run dir's replies/).
+            reply=cap(res.reply.text, self.reply_cap()),
+            prose=cap(parsed.prose, self.reply_cap()) or "(contract only)",
             contract=contract, contract_error=error if contract is None else None,
             prompt_sha256=_digest(prompt), meta=res.meta, reask=reask_meta,
             warnings=tuple(warnings), items_sent=used.sent, items_kept=used.kept,
+            raw_file=raw_file,
         )  # fmt: skip
 
     def _reask(
@@ -143,7 +164,7 @@ class Turns:
         if res.status != "ok":
             self.ui.warning(f"the judge failed ({res.meta.error}); summarising from the ledger")
             return JudgeAnswer(None, None, res.meta)
-        raw = res.reply.text
+        raw = cap(res.reply.text, JUDGE_TEXT_CAP)
         return JudgeAnswer(judging.finish(raw, labels, ledger, self.cfg.lang), raw, res.meta)
 
 

@@ -47,6 +47,9 @@ class TurnRecord:
     # Points and stances the contract block held, and how many passed validation.
     items_sent: int = 0
     items_kept: int = 0
+    # The reply as the agent wrote it, uncut, relative to the run dir (``reply`` is cut
+    # at the reply cap with a marker).
+    raw_file: str | None = None
 
     @property
     def cost_usd(self) -> float | None:
@@ -79,6 +82,7 @@ class TurnRecord:
             warnings=tuple(f.strs("warnings")),
             items_sent=f.int("items_sent", 0),
             items_kept=f.int("items_kept", 0),
+            raw_file=f.opt_str("raw_file"),
         )
 
 

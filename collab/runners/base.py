@@ -33,6 +33,8 @@ class TurnJob:
     output: str = "text"
     # The tmux runner shows the turn live in its pane; the subprocess runner has none.
     view: bool = False
+    # Where the live view stops showing the reply (the reply cap), with the cut marker.
+    text_limit: int | None = None
     on_output: OutputHook | None = field(default=None, compare=False, repr=False)
 
 

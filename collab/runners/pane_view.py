@@ -21,7 +21,7 @@ from collab.text import clean, one_line
 
 POLL = 0.02
 SUMMARY_WAIT = 1.5
-# What the pane shows of one turn; the stored reply has its own cap (collab.orchestrator).
+# What the pane shows of one turn when the turn names no cap (it names the reply cap).
 VIEW_LIMIT = 20_000
 
 _DIM, _BOLD, _RESET, _CLEAR = "\033[2m", "\033[1m", "\033[0m", "\r\033[2K"
@@ -41,7 +41,10 @@ def run(d: Path, step: str, out: object) -> None:
     except (OSError, ValueError):
         header = {}
     title = one_line(str(header.get("title") or step), 200)
-    decoder = decoder_for(str(header.get("output") or "text"), VIEW_LIMIT)
+    limit = header.get("limit")
+    decoder = decoder_for(
+        str(header.get("output") or "text"), limit if isinstance(limit, int) else VIEW_LIMIT
+    )
     tail = OutputTail(d / f"{step}.out")
     exit_path = d / f"{step}.exit"
     started = time.monotonic()

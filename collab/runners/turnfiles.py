@@ -89,7 +89,7 @@ class TurnDir:
         stdin = '"$d/$s.prompt"' if job.stdin_prompt else "/dev/null"
         view = view_wait = ""
         if job.view:
-            header = {"title": job.title, "output": job.output}
+            header = {"title": job.title, "output": job.output, "limit": job.text_limit}
             _write_private(self.file(job.step, "view"), json.dumps(header).encode("utf-8"))
             argv = [sys.executable, "-S", "-E", "-c", _VIEW_CODE, str(_PACKAGE_ROOT)]
             # No echo of what is typed for the next turn while this one is still shown.
