@@ -248,3 +248,47 @@ def test_401_stops_the_run_after_that_turn_with_exit_3(api: FakeAnthropic) -> No
     (run_dir,) = (Path(os.environ["COLLAB_HOME"]) / "runs").iterdir()
     state = json.loads((run_dir / "state.json").read_text(encoding="utf-8"))
     assert state["status"] == "failed" and state["turns"] == []  # the turn re-runs on resume
+
+
+def test_blind_debate_with_real_claude_and_an_anonymised_judge(
+    api: FakeAnthropic, hermetic_env: Path
+) -> None:
+    """The default opening end to end: round 1 blind, the Judge reads positions only, and
+    what collab saves names the roles again."""
+    a1 = "A opens alone." + contract_block(new=[("Token revocation", "leaked JWTs live")])
+    b1 = "B opens alone." + contract_block(new=[("Hot-path latency", "1 ms per lookup")])
+    later = "Still apart." + contract_block(
+        stances=[("I1", "contest", "still"), ("I2", "contest", "still")]
+    )
+    # The Judge answers in the labels it was given; collab maps them back.
+    verdict = (
+        "## TL;DR\n- Position 1 and Position 2 stay apart on I1 and I2.\n\n"
+        "## Crux\nIs revocation worth a lookup per request?"
+    )
+    api.add_rule(JUDGE, Reply(text=verdict))
+    api.add_rule([ROLE_A, TOPIC], [Reply(text=a1), Reply(text=later)])
+    api.add_rule([ROLE_B, TOPIC], [Reply(text=b1), Reply(text=later)])
+    api.default(Reply(status=400, error_message="unexpected prompt"))
+
+    res = debate()  # --opening blind is the default
+    assert res.returncode == 0, res.stderr
+    doc = json.loads(res.stdout)
+    assert doc["status"] == "done" and doc["verdict"] == "split"
+    debaters = [r for r in api.requests if JUDGE not in r.prompt]
+    (judge_req,) = [r for r in api.requests if JUDGE in r.prompt]
+    # Neither opening saw the other.
+    (a_open,) = [r for r in debaters if ROLE_A in r.prompt and "round 1 of" in r.prompt]
+    (b_open,) = [r for r in debaters if ROLE_B in r.prompt and "round 1 of" in r.prompt]
+    assert "B opens alone." not in a_open.prompt and "A opens alone." not in b_open.prompt
+    # The Judge's prompt holds both openings but no role names.
+    assert "A opens alone." in judge_req.prompt and "B opens alone." in judge_req.prompt
+    for name in (*NAMES, "Role A", "Role B"):
+        assert name not in judge_req.prompt, name
+    state = load_state(doc)
+    first = state["judge_first"]
+    assert first in ("A", "B")
+    one, two = (NAMES[0], NAMES[1]) if first == "A" else (NAMES[1], NAMES[0])
+    saved = state["judge"]["text"]
+    assert saved.startswith(f"## TL;DR\n- {one} and {two} stay apart on I1 and I2.")
+    assert "Position 1" not in saved and state["judge"]["raw"].startswith(verdict[:40])
+    assert doc["judge"]["markdown"] == saved
