@@ -22,6 +22,7 @@ from collab.config import (
     runner_kind,
 )
 from collab.errors import UsageError
+from collab.judge_pick import AUTO, pick_judge
 from collab.lang import resolve_lang
 from collab.secret_scan import ensure_no_secrets
 
@@ -103,6 +104,26 @@ def load_context(path_text: str) -> ContextFile:
     return ContextFile(path=path_text, text=text)
 
 
+def context_drift(contexts: tuple[ContextFile, ...]) -> list[str]:
+    """At a resume: a warning for each context file that changed or vanished on disk since
+    the run started. The run keeps the text saved with it (what its turns already saw)."""
+    notes = []
+    for c in contexts:
+        path = Path(c.path).expanduser()
+        try:  # a FIFO (or anything but a file) is never opened: it could block
+            now = path.read_bytes().decode("utf-8") if path.is_file() else None
+        except (OSError, UnicodeDecodeError):
+            now = None
+        if now == c.text:
+            continue
+        what = "is gone (or cannot be read from here)" if now is None else "changed on disk"
+        notes.append(
+            f"context file {c.path} {what} since the run started; the run goes on with the "
+            "text saved then (start a new debate to use the file as it is now)"
+        )
+    return notes
+
+
 def load_contexts(paths: tuple[str, ...], budget: int) -> tuple[ContextFile, ...]:
     files = tuple(load_context(p) for p in paths)
     total = 0
@@ -138,7 +159,10 @@ def build_config(req: DebateRequest, known_agents: Collection[str]) -> DebateCon
     lang = resolve_lang(req.lang, topic)
     if req.runner not in ("auto", "tmux", "subprocess"):
         raise UsageError(f"--runner must be auto, tmux or subprocess, got {req.runner!r}")
-    seats = (req.agent_a, req.agent_b, req.judge_agent)
+    judge_agent = req.judge_agent
+    if judge_agent == AUTO:
+        judge_agent = pick_judge((req.agent_a, req.agent_b), known_agents)
+    seats = (req.agent_a, req.agent_b, judge_agent)
     for name in seats:
         if name not in known_agents and name != "command":
             valid = ", ".join(sorted([*known_agents, "command"]))
@@ -196,7 +220,7 @@ def build_config(req: DebateRequest, known_agents: Collection[str]) -> DebateCon
         contexts=contexts,
         agent_a=_choice(req.agent_a, req.model_a, command),
         agent_b=_choice(req.agent_b, req.model_b, command),
-        judge=_choice(req.judge_agent, req.judge_model, command),
+        judge=_choice(judge_agent, req.judge_model, command),
         turn_timeout=turn_timeout,
         judge_timeout=judge_timeout,
         budget=budget,

@@ -77,7 +77,12 @@ Agent = Annotated[
 ]
 AgentA = Annotated[str | None, _opt("--agent-a", "AGENT", "Agent for Role A.", AGENTS)]
 AgentB = Annotated[str | None, _opt("--agent-b", "AGENT", "Agent for Role B.", AGENTS)]
-JudgeAgent = Annotated[str | None, _opt("--judge-agent", "AGENT", "Agent for the Judge.", AGENTS)]
+JudgeAgent = Annotated[
+    str | None,
+    _opt("--judge-agent", "AGENT",
+         "Agent for the Judge; auto: one of another family than the debaters' when one is "
+         "installed and logged in, else theirs.", AGENTS),
+]  # fmt: skip
 Model = Annotated[
     str | None, _opt("--model -m", "MODEL", "Model for both roles and the judge.", AGENTS)
 ]

@@ -1,0 +1,55 @@
+"""``--judge-agent auto``: a Judge from another agent family than the debaters, when one
+is installed and logged in (models prefer text they recognise as their own), else the
+debaters' own agent.
+
+Logins are judged the way ``collab doctor`` does, without spending a token: API keys in
+the environment, or the CLI's stored login file.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Collection, Mapping
+from pathlib import Path
+
+from collab.doctor import claude_login
+
+AUTO = "auto"
+# The built-in agents by the family of models behind them, in the order tried.
+FAMILIES = {"claude": "anthropic", "codex": "openai", "gemini": "google"}
+
+
+def pick_judge(
+    debaters: Collection[str],
+    known: Collection[str],
+    env: Mapping[str, str] | None = None,
+) -> str:
+    env = os.environ if env is None else env
+    theirs = {FAMILIES.get(a, a) for a in debaters}
+    for agent, family in FAMILIES.items():
+        if family in theirs or agent not in known:
+            continue
+        if _installed(agent, env) and logged_in(agent, env):
+            return agent
+    return next(iter(debaters))
+
+
+def _installed(agent: str, env: Mapping[str, str]) -> bool:
+    override = env.get(f"COLLAB_{agent.upper()}_BIN")
+    return shutil.which(override or agent, path=env.get("PATH")) is not None
+
+
+def logged_in(agent: str, env: Mapping[str, str]) -> bool:
+    home = Path(env.get("HOME") or Path.home())
+    if agent == "claude":
+        return claude_login(env, home).level == "ok"
+    if agent == "codex":
+        codex_home = Path(env.get("CODEX_HOME") or home / ".codex")
+        return bool(env.get("OPENAI_API_KEY") or env.get("CODEX_API_KEY")) or (
+            codex_home / "auth.json"
+        ).is_file()
+    if agent == "gemini":
+        keys = ("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI")
+        return any(env.get(k) for k in keys) or (home / ".gemini" / "oauth_creds.json").is_file()
+    return False
