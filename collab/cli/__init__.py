@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import traceback
 
 import typer
 
-from collab.cli import info, run, runs, watch
+from collab.cli import control, info, run, runs, stats, watch
 from collab.cli.options import echo_json, echo_json_line
-from collab.errors import EXIT_INTERRUPTED, EXIT_USAGE, CollabError
+from collab.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, CollabError
 
 try:  # typer >= 0.2x vendors click as typer._click; older typer uses click itself
     from typer._click import exceptions as click_exc
@@ -38,11 +39,16 @@ app.command(rich_help_panel=DEBATES)(run.debate)
 app.command(rich_help_panel=DEBATES)(run.batch)
 app.command(rich_help_panel=DEBATES)(run.resume)
 app.command(rich_help_panel=DEBATES)(watch.watch)
+app.command(rich_help_panel=DEBATES)(control.status)
+app.command(rich_help_panel=DEBATES)(control.result)
+app.command(rich_help_panel=DEBATES)(control.cancel)
 app.command("list", rich_help_panel=RUNS)(runs.list_runs)
 app.command(rich_help_panel=RUNS)(runs.show)
 app.command(rich_help_panel=RUNS)(runs.export)
+app.command(rich_help_panel=RUNS)(stats.stats)
 app.command(rich_help_panel=INFO)(info.doctor)
 app.command(rich_help_panel=INFO)(info.schema)
+app.command(rich_help_panel=INFO)(control.mcp)
 
 presets_app = typer.Typer(help="List the built-in and user presets, or show one.")
 presets_app.callback(invoke_without_command=True)(info.presets_list)
@@ -56,7 +62,8 @@ app.add_typer(skill_app, name="skill", rich_help_panel=INFO)
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Known errors: one line and an exit code. Unknown ones keep their traceback."""
+    """Known errors: one line and an exit code. Unknown ones keep their traceback (and
+    under --json, like every other path, still print exactly one document)."""
     args = sys.argv[1:] if argv is None else argv
     if not args:  # no command: the help, as the usage error it is (on stderr, exit 2)
         with contextlib.redirect_stdout(sys.stderr):
@@ -75,6 +82,13 @@ def main(argv: list[str] | None = None) -> None:
         _fail(exc.format_message() + hint, EXIT_USAGE, "usage", as_json, ndjson)
     except (typer.Abort, KeyboardInterrupt):
         _fail("interrupted", EXIT_INTERRUPTED, "interrupted", as_json, ndjson)
+    except Exception as exc:
+        if not (as_json or ndjson):
+            raise
+        # A bug: its traceback still goes to stderr, and stdout still gets its one document.
+        traceback.print_exc()
+        _fail(f"internal error: {type(exc).__name__}: {exc}", EXIT_FAILED, "internal", as_json,
+              ndjson)  # fmt: skip
     sys.exit(rv if isinstance(rv, int) else 0)
 
 

@@ -12,7 +12,8 @@ from collab.doctor import Check, exit_code
 from collab.ledger import counts, ledger_to_dict
 from collab.presets import Preset
 from collab.state import RunState
-from collab.store import RunDir
+from collab.stats import run_stats
+from collab.store import RunDir, StoredRun
 
 RESULT_SCHEMA = "collab.result/1"
 
@@ -38,6 +39,7 @@ def result_document(state: RunState, run_dir: RunDir) -> dict[str, object]:
         "stop_reason": state.stop_reason,
         "stop_detail": state.stop_detail,
         "verdict": state.verdict(),
+        "stats": run_stats(state).document(),
         "error": state.error,
         "topic": cfg.topic,
         "preset": cfg.preset,
@@ -85,24 +87,52 @@ def error_document(kind: str, message: str, exit_code: int) -> dict[str, object]
     }
 
 
-def run_row(raw: Mapping[str, Any]) -> dict[str, object]:
-    """One run of ``collab list``, from its raw state as :func:`collab.store.list_runs` reads it."""
-    cfg = raw.get("config") or {}
+def run_row(run: StoredRun) -> dict[str, object]:
+    """One run of ``collab list``, as :func:`collab.state.stored_runs` found it. A damaged
+    run is listed too, with status ``damaged``, the ``reason`` and what could be read of
+    it (null where nothing could)."""
+    raw: Mapping[str, Any] = run.state or {}
+    cfg = raw.get("config")
+    cfg = cfg if isinstance(cfg, dict) else {}
+    damaged = run.damage is not None
     return {
-        "run_id": raw.get("run_id"),
-        "created": raw.get("created"),
-        "topic": cfg.get("topic"),
-        "preset": cfg.get("preset"),
-        "rounds_done": raw.get("rounds_done", 0),
-        "rounds": cfg.get("rounds"),
-        "status": raw.get("status"),
-        "stop_reason": raw.get("stop_reason"),
-        "cost_usd": raw.get("cost_usd"),
+        "run_id": run.run_id,
+        "created": _str(raw.get("created")) or _id_time(run.run_id),
+        "topic": _str(cfg.get("topic")),
+        "preset": _str(cfg.get("preset")),
+        "rounds_done": _int(raw.get("rounds_done")),
+        "rounds": _int(cfg.get("rounds")),
+        "status": "damaged" if damaged else raw.get("status"),
+        "stop_reason": None if damaged else _str(raw.get("stop_reason")),
+        "cost_usd": _num(raw.get("cost_usd")),
+        "reason": run.damage,
     }
 
 
-def list_document(raws: Sequence[Mapping[str, Any]]) -> dict[str, object]:
-    return {"schema": "collab.list/1", "runs": [run_row(r) for r in raws]}
+def list_document(runs: Sequence[StoredRun]) -> dict[str, object]:
+    return {"schema": "collab.list/1", "runs": [run_row(r) for r in runs]}
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _int(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _num(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
+def _id_time(run_id: str) -> str | None:
+    """A run id starts with the time it was made: ``20261130-101502-…``."""
+    d = run_id
+    if len(d) < 15 or d[8] != "-" or not (d[:8] + d[9:15]).isdigit():
+        return None
+    return f"{d[:4]}-{d[4:6]}-{d[6:8]}T{d[9:11]}:{d[11:13]}:{d[13:15]}"
 
 
 def presets_document(presets: Iterable[Preset]) -> dict[str, object]:

@@ -12,7 +12,7 @@ from collab.report.control_schemas import CONTROL_SCHEMAS
 
 _NUM_OR_NULL: dict[str, Any] = {"type": ["number", "null"]}
 _STR_OR_NULL: dict[str, Any] = {"type": ["string", "null"]}
-_STATUS = {"enum": ["pending", "running", "done", "interrupted", "failed", "unreadable"]}
+_STATUS = {"enum": ["pending", "running", "done", "interrupted", "failed", "unreadable", "damaged"]}
 
 
 def _doc(name: str, props: dict[str, Any], required: list[str]) -> dict[str, Any]:
@@ -137,6 +137,15 @@ ERROR = _doc(
     ["error", "exit_code"],
 )
 
+# A damaged run (status "damaged") says why in "reason" and has null wherever its
+# state.json could not be read; every other row has its values and a null reason.
+_LISTED = {
+    "created": {"type": "string"},
+    "topic": {"type": "string"},
+    "preset": {"type": "string"},
+    "rounds_done": {"type": "integer"},
+    "rounds": {"type": "integer"},
+}
 LIST = _doc(
     "collab.list/1",
     {
@@ -146,16 +155,16 @@ LIST = _doc(
                 "type": "object",
                 "properties": {
                     "run_id": {"type": "string"},
-                    "created": {"type": "string"},
-                    "topic": {"type": "string"},
-                    "preset": {"type": "string"},
-                    "rounds_done": {"type": "integer"},
-                    "rounds": {"type": "integer"},
+                    **{k: {"type": [v["type"], "null"]} for k, v in _LISTED.items()},
                     "status": _STATUS,
                     "stop_reason": _STR_OR_NULL,
                     "cost_usd": _NUM_OR_NULL,
+                    "reason": _STR_OR_NULL,
                 },
-                "required": ["run_id", "topic", "status", "stop_reason"],
+                "required": ["run_id", "topic", "status", "stop_reason", "reason"],
+                "if": {"properties": {"status": {"const": "damaged"}}},
+                "then": {"properties": {"reason": {"type": "string"}}},
+                "else": {"properties": {**_LISTED, "reason": {"type": "null"}}},
             },
         }
     },
@@ -314,8 +323,31 @@ EVENT["allOf"] = [
      "then": {"required": ["status", "exit_code"]}},
 ]  # fmt: skip
 
+_RATE = {"type": ["number", "null"], "minimum": 0, "maximum": 1}
+STATS = _doc(
+    "collab.stats/1",
+    {
+        "runs": {"type": "integer", "minimum": 0},
+        "turns": {"type": "integer", "minimum": 0},
+        "concession_rate": _RATE,
+        "resolved_by_evidence": {"type": "integer", "minimum": 0},
+        "dropped": {"type": "integer", "minimum": 0},
+        "open": {"type": "integer", "minimum": 0},
+        "rounds_to_converge": _NUM_OR_NULL,
+        "verdicts": {"type": "object", "additionalProperties": {"type": "integer"}},
+        "salvage_rate": _RATE,
+        "judge_fallback_rate": _RATE,
+        "cost_usd": _NUM_OR_NULL,
+        "cost_per_resolved_usd": _NUM_OR_NULL,
+        "per_run": {"type": "array", "items": {"type": "object"}},
+    },
+    ["runs", "turns", "concession_rate", "verdicts", "salvage_rate", "per_run"],
+)
+
 SCHEMAS: dict[str, dict[str, Any]] = {
     s["title"]: s
-    for s in (RESULT, ERROR, LIST, PRESETS, PRESET, DOCTOR, BATCH, SKILL, VERSION, EVENT,
-              *CONTROL_SCHEMAS)
+    for s in (
+        *(RESULT, ERROR, LIST, PRESETS, PRESET, DOCTOR, BATCH, SKILL, VERSION, EVENT, STATS),
+        *CONTROL_SCHEMAS,
+    )
 }

@@ -1,0 +1,60 @@
+"""``collab stats``: what the kept debates did, in numbers (``--json`` too)."""
+
+from __future__ import annotations
+
+from collab.cli import options as o
+from collab.cli.options import echo_json
+
+
+def stats(as_json: o.Json = False) -> None:
+    """Across every kept run: concessions, resolutions, convergence, verdicts, salvage,
+    Judge fallbacks and cost per resolved issue."""
+    from dataclasses import asdict
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from collab.fields import DamagedField
+    from collab.state import RunState
+    from collab.stats import aggregate, run_stats
+    from collab.store import list_runs
+
+    per_run = []
+    for stored in list_runs():
+        if stored.state is None:
+            continue  # collab list shows damaged runs; they have no numbers
+        try:
+            per_run.append(run_stats(RunState.from_dict(stored.state)))
+        except DamagedField:
+            continue
+    total = aggregate(per_run)
+    if as_json:
+        echo_json({"schema": "collab.stats/1", **asdict(total),
+                   "per_run": [r.document() for r in per_run]})  # fmt: skip
+        return
+    table = Table(title=f"collab stats · {total.runs} runs", title_justify="left")
+    table.add_column("measure", no_wrap=True)
+    table.add_column("value", overflow="fold")
+
+    def pct(v: float | None) -> str:
+        return "n/a" if v is None else f"{v:.0%}"
+
+    verdicts = ", ".join(f"{k} {v}" for k, v in total.verdicts.items()) or "—"
+    rows = [
+        ("debater turns", str(total.turns)),
+        ("concession rate (reasoned agrees per turn)", pct(total.concession_rate)),
+        ("issues resolved by evidence / dropped / open",
+         f"{total.resolved_by_evidence} / {total.dropped} / {total.open}"),
+        ("rounds to converge (mean)", "n/a" if total.rounds_to_converge is None
+         else f"{total.rounds_to_converge:g} over {total.converged_runs} runs"),
+        ("verdicts", verdicts),
+        ("contract salvage (items kept / sent)",
+         f"{pct(total.salvage_rate)} ({total.items_kept}/{total.items_sent})"),
+        ("Judge fallback rate", pct(total.judge_fallback_rate)),
+        ("cost", "n/a" if total.cost_usd is None else f"${total.cost_usd:.4f}"),
+        ("cost per resolved issue", "n/a" if total.cost_per_resolved_usd is None
+         else f"${total.cost_per_resolved_usd:.4f}"),
+    ]  # fmt: skip
+    for name, value in rows:
+        table.add_row(name, value)
+    Console().print(table)

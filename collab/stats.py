@@ -1,0 +1,132 @@
+"""What the debates did, in numbers: per run, and across runs (``collab stats``). Pure.
+
+- concession rate: reasoned agrees per debater turn;
+- issues resolved by evidence (a reasoned agree) vs dropped, and left open;
+- rounds to converge: rounds held by the runs that stopped as ``converged-early``;
+- verdict mix;
+- contract salvage rate: contract items kept / items sent;
+- Judge fallback rate: runs whose summary had to be written from the ledger;
+- cost per resolved issue.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+
+from collab.state import RunState
+
+
+@dataclass(frozen=True)
+class RunStats:
+    run_id: str
+    turns: int
+    agrees: int
+    resolved: int
+    dropped: int
+    open: int
+    items_sent: int
+    items_kept: int
+    rounds: int
+    converged: bool
+    verdict: str
+    judge_fallback: bool | None  # None: no Judge yet
+    cost_usd: float | None
+
+    @property
+    def concession_rate(self) -> float | None:
+        return _ratio(self.agrees, self.turns)
+
+    @property
+    def salvage_rate(self) -> float | None:
+        return _ratio(self.items_kept, self.items_sent)
+
+    def document(self) -> dict[str, object]:
+        return asdict(self) | {
+            "concession_rate": self.concession_rate,
+            "salvage_rate": self.salvage_rate,
+            "cost_per_resolved_usd": _cost_per(self.cost_usd, self.resolved),
+        }
+
+
+def run_stats(state: RunState) -> RunStats:
+    ledger = state.ledger()
+    debater_turns = [t for t in state.turns if t.status in ("ok", "abstain")]
+    agrees = sum(
+        1
+        for t in state.turns
+        if t.contract is not None
+        for s in t.contract.stances
+        if s.stance == "agree" and s.evidence
+    )
+    by_status = Counter(i.status for i in ledger.issues)
+    return RunStats(
+        run_id=state.run_id,
+        turns=len(debater_turns),
+        agrees=agrees,
+        resolved=by_status["resolved"],
+        dropped=by_status["dropped"],
+        open=by_status["open"],
+        items_sent=sum(t.items_sent for t in state.turns),
+        items_kept=sum(t.items_kept for t in state.turns),
+        rounds=state.rounds_done(),
+        converged=state.stop_reason == "converged-early",
+        verdict=state.verdict(),
+        judge_fallback=None if state.judge is None else state.judge.fallback,
+        cost_usd=state.cost_usd(),
+    )
+
+
+@dataclass(frozen=True)
+class Stats:
+    runs: int
+    turns: int
+    concession_rate: float | None
+    resolved_by_evidence: int
+    dropped: int
+    open: int
+    rounds_to_converge: float | None  # mean, over converged runs
+    converged_runs: int
+    verdicts: dict[str, int] = field(default_factory=dict)
+    salvage_rate: float | None = None
+    items_sent: int = 0
+    items_kept: int = 0
+    judge_fallback_rate: float | None = None
+    cost_usd: float | None = None
+    cost_per_resolved_usd: float | None = None
+
+
+def aggregate(runs: Sequence[RunStats]) -> Stats:
+    converged = [r.rounds for r in runs if r.converged]
+    judged = [r for r in runs if r.judge_fallback is not None]
+    costs = [r.cost_usd for r in runs if r.cost_usd is not None]
+    resolved = sum(r.resolved for r in runs)
+    cost = round(sum(costs), 6) if costs else None
+    sent = sum(r.items_sent for r in runs)
+    kept = sum(r.items_kept for r in runs)
+    return Stats(
+        runs=len(runs),
+        turns=sum(r.turns for r in runs),
+        concession_rate=_ratio(sum(r.agrees for r in runs), sum(r.turns for r in runs)),
+        resolved_by_evidence=resolved,
+        dropped=sum(r.dropped for r in runs),
+        open=sum(r.open for r in runs),
+        rounds_to_converge=round(sum(converged) / len(converged), 2) if converged else None,
+        converged_runs=len(converged),
+        verdicts=dict(sorted(Counter(r.verdict for r in runs).items())),
+        salvage_rate=_ratio(kept, sent),
+        items_sent=sent,
+        items_kept=kept,
+        judge_fallback_rate=_ratio(sum(1 for r in judged if r.judge_fallback), len(judged)),
+        cost_usd=cost,
+        cost_per_resolved_usd=_cost_per(cost, resolved),
+    )
+
+
+def _ratio(part: int, whole: int) -> float | None:
+    return round(part / whole, 4) if whole else None
+
+
+def _cost_per(cost: float | None, resolved: int) -> float | None:
+    return round(cost / resolved, 6) if cost is not None and resolved else None
