@@ -115,6 +115,7 @@ class Prompts:
             angle=prompt_line(angle, MAX_ANGLE_CHARS) if angle and angle.strip() else None,
             contract=contract_view(ledger),
             max_chars=cfg.max_chars,
+            read_tools=cfg.tools == "read",
         )
 
     def reask(

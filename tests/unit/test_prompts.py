@@ -633,3 +633,15 @@ def test_blind_turn_never_shows_this_rounds_other_side() -> None:
     blind = Prompts("en").role(cfg(), "B", 1, Ledger(), [a1], None, blind=True)
     assert "A-OPENING-SECRET" in sighted
     assert "A-OPENING-SECRET" not in blind
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_read_tools_ask_for_path_line_evidence(lang: Lang) -> None:
+    import dataclasses
+
+    plain = Prompts(lang).role(cfg(), "A", 1, Ledger(), [], None)
+    reading = Prompts(lang).role(
+        dataclasses.replace(cfg(), tools="read"), "A", 1, Ledger(), [], None
+    )
+    assert "path:line" not in plain
+    assert "path:line" in reading and "src/auth/session.py:42" in reading
