@@ -57,7 +57,8 @@ class _Invalid(ValueError):
     pass
 
 
-def _kind(value: object) -> str:
+def kind_of(value: object) -> str:
+    """How a JSON value is named in a message: "a string", "null", "an object"…"""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -73,7 +74,7 @@ def _kind(value: object) -> str:
 
 def _obj(value: object, where: str, keys: tuple[str, ...]) -> dict[str, object]:
     if not isinstance(value, dict):
-        raise _Invalid(f"{where} must be a JSON object, not {_kind(value)}")
+        raise _Invalid(f"{where} must be a JSON object, not {kind_of(value)}")
     extra = [k for k in value if k not in keys]
     if extra:
         raise _Invalid(f"unknown key {extra[0]!r} in {where} (allowed: {', '.join(keys)})")
@@ -87,7 +88,7 @@ def _str(obj: dict[str, object], key: str, where: str, *, required: bool = True)
         return ""
     value = obj[key]
     if not isinstance(value, str):
-        raise _Invalid(f"{where}.{key} must be a string, not {_kind(value)}")
+        raise _Invalid(f"{where}.{key} must be a string, not {kind_of(value)}")
     return value
 
 
@@ -96,7 +97,7 @@ def _list(data: dict[str, object], key: str) -> list[object]:
     if raw is None:
         return []
     if not isinstance(raw, list):
-        raise _Invalid(f"{key} must be a list, not {_kind(raw)}")
+        raise _Invalid(f"{key} must be a list, not {kind_of(raw)}")
     return raw
 
 
@@ -122,7 +123,7 @@ def _build(data: object) -> Contract:
         stances.append(StanceUpdate(_str(item, "id", where), stance, evidence))
     abstain = top.get("abstain")
     if abstain is not None and not isinstance(abstain, str):
-        raise _Invalid(f"abstain must be null or a string, not {_kind(abstain)}")
+        raise _Invalid(f"abstain must be null or a string, not {kind_of(abstain)}")
     return Contract(tuple(points), tuple(stances), abstain)
 
 

@@ -41,6 +41,7 @@ from collab.contract import (
     NewPoint,
     StanceKind,
     StanceUpdate,
+    kind_of,
 )
 from collab.text import clean
 
@@ -231,7 +232,7 @@ def _as_list(raw: object, key: str, kept: _Kept) -> list[object]:
         return []
     if isinstance(raw, list):
         return raw
-    kept.dropped.append(f"{key} (a list was expected, not {_kind(raw)})")
+    kept.dropped.append(f"{key} (a list was expected, not {kind_of(raw)})")
     return []
 
 
@@ -250,7 +251,7 @@ def _point(item: object, where: str, i: int, limits: Limits, kept: _Kept) -> Non
         kept.dropped.append(f"{where} (over the cap of {limits.max_new_points} new points)")
         return
     if not isinstance(item, dict):
-        kept.dropped.append(f"{where} (an object was expected, not {_kind(item)})")
+        kept.dropped.append(f"{where} (an object was expected, not {kind_of(item)})")
         return
     title = _text(item, "title", limits.max_title_chars)
     evidence = _text(item, "evidence", limits.max_evidence_chars)
@@ -279,7 +280,7 @@ def _stance(
         kept.dropped.append(f"{where} (over the cap of {limits.max_stances} stances)")
         return
     if not isinstance(item, dict):
-        kept.dropped.append(f"{where} (an object was expected, not {_kind(item)})")
+        kept.dropped.append(f"{where} (an object was expected, not {kind_of(item)})")
         return
     raw_id = item.get("id")
     issue_id = (
@@ -314,7 +315,7 @@ def _abstain(raw: object, limits: Limits, kept: _Kept, *, has_items: bool) -> st
     if raw is None or raw is False:
         return None
     if not isinstance(raw, str):
-        kept.dropped.append(f"abstain (a reason string was expected, not {_kind(raw)})")
+        kept.dropped.append(f"abstain (a reason string was expected, not {kind_of(raw)})")
         return None
     reason = clean(raw).strip()
     if not reason:
@@ -336,17 +337,3 @@ def _stance_kind(value: object) -> StanceKind | None:
         if wanted == kind:
             return kind
     return None
-
-
-def _kind(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    return "an object"
