@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,11 +12,14 @@ from typing import Literal
 
 from collab.agents import CLAUDE_LOGIN_HINT, AgentSpec, build_argv, build_env, resolve_binary
 from collab.agents.replies import interpret
-from collab.errors import PrerequisiteError
+from collab.errors import PrerequisiteError, StorageError
 from collab.paths import collab_home
 from collab.runners.probe import first_line, probe
+from collab.state import stored_runs
+from collab.store import runs_dir, storing, write_file
 
 Level = Literal["ok", "warn", "fail", "info"]
+LOW_SPACE = 10 * 1024 * 1024  # bytes: a warning below this much room in the data dir
 
 
 @dataclass(frozen=True)
@@ -113,15 +115,38 @@ def claude_live(spec: AgentSpec, binary: str, timeout: float = 60.0) -> Check:
 
 
 def check_data_dir() -> Check:
+    """Can a run be stored: the runs dir made, a file written in it, some room left?"""
     home = collab_home()
+    runs = home / "runs"
     try:
-        home.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=home, prefix=".doctor-"):
-            pass
-    except OSError as exc:
-        return Check("data dir", "fail", f"{home}: {exc.strerror}",
-                     "set COLLAB_HOME to a writable directory")  # fmt: skip
+        with storing(runs, "create"):
+            runs.mkdir(parents=True, exist_ok=True)
+        probe_file = runs / f".doctor-{os.getpid()}"
+        write_file(probe_file, "x" * 4096)
+        probe_file.unlink()
+    except StorageError as exc:
+        return Check("data dir", "fail", exc.message, exc.hint or "")
+    free = shutil.disk_usage(home).free
+    if free < LOW_SPACE:
+        fix = "free some space there, or set COLLAB_HOME to a directory with room"
+        return Check("data dir", "warn", f"{home}: only {free // 1024} KiB free", fix)
     return Check("data dir", "ok", str(home))
+
+
+def check_runs() -> list[Check]:
+    """Runs collab cannot read: listed by ``collab list`` as damaged, never hidden."""
+    try:
+        runs = stored_runs()
+    except StorageError:
+        return []  # the data dir check says what is wrong
+    damaged = [r for r in runs if r.damage is not None]
+    if not damaged:
+        return [Check("runs", "ok", f"{len(runs)} kept, none damaged")]
+    return [
+        Check(f"run {r.run_id}", "warn", f"damaged: {r.damage}",
+              f"move {runs_dir() / r.run_id} away if it is not needed")
+        for r in damaged
+    ]  # fmt: skip
 
 
 def run_checks(agents: Mapping[str, AgentSpec], seats: list[str], live: bool) -> list[Check]:
@@ -138,6 +163,7 @@ def run_checks(agents: Mapping[str, AgentSpec], seats: list[str], live: bool) ->
             if live:
                 checks.append(claude_live(spec, resolve_binary(spec)))
     checks.append(check_data_dir())
+    checks.extend(check_runs())
     return checks
 
 

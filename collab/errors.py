@@ -1,4 +1,14 @@
-"""Known errors: each maps to one line of text and one exit code, never a traceback."""
+"""Known errors: each maps to one line of text and one exit code, never a traceback.
+
+CollabError
+├── UsageError (2)            bad input or options; nothing started
+│   ├── RunLockedError        another process drives the run (or batch)
+│   └── DamagedRun            a state.json that cannot be read as a run
+├── PrerequisiteError (3)     tmux, an agent CLI or a login is missing
+├── StorageError (3, or 1)    COLLAB_HOME cannot be written; 1 once a run has begun
+├── RunnerError (1)
+└── Interrupted (130)
+"""
 
 from __future__ import annotations
 
@@ -42,6 +52,39 @@ class RunLockedError(UsageError):
     """Another process is driving this run."""
 
     kind = "locked"
+
+
+class DamagedRun(UsageError):
+    """A run's state.json that cannot be read as a run: ``reason`` says why, in words
+    ``collab list`` shows next to it."""
+
+    def __init__(self, run_id: str, reason: str, *, message: str | None = None) -> None:
+        super().__init__(message or f"run {run_id}: {reason}")
+        self.run_id = run_id
+        self.reason = reason
+
+
+class StorageError(CollabError):
+    """A file of COLLAB_HOME could not be written: the disk is full, read-only, or a file
+    stands where a directory should be. Before anything started it is a missing
+    prerequisite (exit 3); once a run has begun, :meth:`stopped` makes it a failed run
+    (exit 1) that says what was kept. ``resume_fix`` is the fix for a run that stopped
+    (the run stays in this COLLAB_HOME, so "use another one" does not help it)."""
+
+    exit_code = EXIT_PREREQ
+    kind = "storage"
+
+    def __init__(self, message: str, *, hint: str, resume_fix: str) -> None:
+        super().__init__(message, hint=hint)
+        self.resume_fix = resume_fix
+
+    def stopped(self, kept: str, then: str) -> StorageError:
+        """A run stopped by this failure (once): exit 1, what is kept, how to go on."""
+        if self.exit_code != EXIT_FAILED:
+            self.exit_code = EXIT_FAILED
+            self.message = f"{self.message}; the run stopped, keeping what it last saved ({kept})"
+            self.hint = f"{self.resume_fix}, then: {then}"
+        return self
 
 
 class RunnerError(CollabError):

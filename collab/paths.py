@@ -13,7 +13,8 @@ _PKG = Path(__file__).resolve().parent
 
 
 def builtin_dir(kind: str) -> Path:
-    """``presets`` or ``templates``: inside the wheel, or the source checkout's top level."""
+    """``presets``, ``templates`` or ``skills``: inside the wheel, or the source
+    checkout's top level."""
     packaged = _PKG / "_data" / kind
     if packaged.is_dir():
         return packaged

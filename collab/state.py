@@ -10,10 +10,10 @@ from typing import Literal, get_args
 from collab import __version__
 from collab.agents.replies import Usage, sum_usage
 from collab.config import DebateConfig
-from collab.errors import UsageError
+from collab.errors import DamagedRun
 from collab.fields import DamagedField, Fields
 from collab.ledger import SIDES, Ledger, Side, ledger_to_dict, replay
-from collab.store import RunDir
+from collab.store import RunDir, StoredRun, list_runs
 from collab.turns import AgentMeta, TurnRecord, meta_from_fields
 from collab.verdict import Verdict, verdict
 
@@ -190,4 +190,18 @@ def load_state(run_dir: RunDir) -> RunState:
     try:
         return RunState.from_dict(run_dir.load())
     except DamagedField as exc:
-        raise UsageError(f"run {run_dir.run_id}: state.json is damaged ({exc})") from None
+        raise DamagedRun(run_dir.run_id, f"state.json is damaged ({exc})") from None
+
+
+def state_damage(raw: Mapping[str, object]) -> str | None:
+    """Why a loaded state.json is not a run :func:`load_state` would read (None if it is)."""
+    try:
+        RunState.from_dict(raw)
+    except DamagedField as exc:
+        return f"state.json is damaged ({exc})"
+    return None
+
+
+def stored_runs() -> list[StoredRun]:
+    """Every kept run, newest first, the damaged ones with what is wrong with them."""
+    return list_runs(validate=state_damage)

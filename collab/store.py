@@ -1,25 +1,50 @@
 """Runs on disk: ``$COLLAB_HOME/runs/<id>/state.json`` written atomically after every turn.
 
 A run directory also holds ``lock`` (an fcntl lock held by the one process driving the
-run), and at the end ``transcript.md`` and ``judge.md``.
+run), and at the end ``transcript.md`` and ``judge.md``. A new run's directory appears
+whole, with its first state.json, or not at all.
+
+Every write into COLLAB_HOME goes through :func:`storing`, which turns an ``OSError``
+into a :class:`StorageError` that names the path, what is wrong (full, read-only, a file
+where a directory should be) and the fix. state.json carries a ``schema_version``;
+older ones are migrated on load (:mod:`collab.migrations`), newer ones refused.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import json
 import os
 import secrets
+import shutil
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
 
-from collab.errors import RunLockedError, UsageError
+from collab.errors import DamagedRun, RunLockedError, StorageError, UsageError
+from collab.migrations import LATEST, migrate
 from collab.paths import collab_home
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = LATEST
+LOCK_FILE = "lock"
+
+_ELSEWHERE = "set COLLAB_HOME to a writable directory"
+# errno → (what is wrong, the fix before a run starts, the fix for a run that stopped)
+_PROBLEMS = {
+    errno.ENOSPC: ("no space left on device",
+                   "free some space there, or set COLLAB_HOME to a directory with room",
+                   "free some space there"),
+    errno.EDQUOT: ("disk quota exceeded",
+                   "free some space there, or set COLLAB_HOME to a directory with room",
+                   "free some space there"),
+    errno.EROFS: ("read-only file system", _ELSEWHERE, "make it writable again"),
+    errno.EACCES: ("permission denied", f"make it writable, or {_ELSEWHERE}",
+                   "make it writable again"),
+}  # fmt: skip
+_PROBLEMS[errno.EPERM] = _PROBLEMS[errno.EACCES]
 
 
 def new_run_id() -> str:
@@ -46,13 +71,102 @@ def atomic_write(path: Path, text: str) -> None:
         raise
 
 
+def write_file(path: Path, text: str) -> None:
+    """:func:`atomic_write` of a file in COLLAB_HOME (a failure is a StorageError)."""
+    with storing(path):
+        atomic_write(path, text)
+
+
+def storage_error(exc: OSError, path: Path, doing: str = "write") -> StorageError:
+    """``exc``, met writing ``path``, as one line: the path, what is wrong, the fix."""
+    code = exc.errno or 0
+    if code in _PROBLEMS:
+        problem, fix, resume_fix = _PROBLEMS[code]
+    elif code in (errno.ENOTDIR, errno.EEXIST) and (blocker := _in_the_way(path)) is not None:
+        problem = f"{blocker} is a file, not a directory"
+        fix = f"move {blocker} away, or set COLLAB_HOME to a directory"
+        resume_fix = f"move {blocker} away"
+    elif code == errno.EISDIR:
+        problem, fix, resume_fix = (
+            f"{path} is a directory",
+            f"move {path} away",
+            f"move {path} away",
+        )
+    else:
+        strerror = exc.strerror or str(exc)
+        problem = strerror[:1].lower() + strerror[1:]
+        fix, resume_fix = f"check that disk, or {_ELSEWHERE}", "fix that"
+    return StorageError(f"cannot {doing} {path}: {problem}", hint=fix, resume_fix=resume_fix)
+
+
+@contextlib.contextmanager
+def storing(path: Path, doing: str = "write") -> Iterator[None]:
+    """Writes into COLLAB_HOME: an ``OSError`` becomes the :class:`StorageError` for it."""
+    try:
+        yield
+    except OSError as exc:
+        raise storage_error(exc, path, doing) from None
+
+
+def _in_the_way(path: Path) -> Path | None:
+    """The nearest of ``path`` and its parents that exists, if it is not a directory."""
+    for p in (path, *path.parents):
+        if p.is_symlink() or p.exists():
+            return None if p.is_dir() else p
+    return None
+
+
+@contextlib.contextmanager
+def hold_lock(path: Path, busy: str) -> Iterator[None]:
+    """Hold the lock file at ``path`` (it records our pid); a second holder gets
+    :class:`RunLockedError` with ``busy`` instead of a race."""
+    with storing(path, "lock"):
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            pid = _pid_in(path)
+            raise RunLockedError(busy + (f" (pid {pid})" if pid else "")) from None
+        with storing(path, "lock"):
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        yield
+    finally:
+        os.close(fd)  # and with it the lock
+
+
+def lock_holder(path: Path) -> int | None:
+    """None when nobody holds the lock file at ``path``; else the holder's pid (0 when
+    it cannot be read). Taking and dropping the lock is how we ask, so call this only
+    for a lock no process of ours is about to take."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None  # no lock file: nobody ever drove it
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return _pid_in(path)
+    finally:
+        os.close(fd)  # and with it our lock
+    return None
+
+
+def _pid_in(path: Path) -> int:
+    try:
+        return int(path.read_text(encoding="utf-8").strip() or "0")
+    except (OSError, ValueError):
+        return 0
+
+
 class RunDir:
     def __init__(self, run_id: str, root: Path | None = None) -> None:
         if not _valid_id(run_id):
             raise UsageError(f"not a run id: {run_id!r}")
         self.run_id = run_id
         self.path = (root or runs_dir()) / run_id
-        self._lock: IO[str] | None = None
 
     @property
     def state_path(self) -> Path:
@@ -61,80 +175,123 @@ class RunDir:
     def exists(self) -> bool:
         return self.state_path.is_file()
 
-    def create(self) -> None:
-        self.path.mkdir(parents=True, exist_ok=False, mode=0o700)
+    def create(self, state: dict[str, object] | None = None) -> None:
+        """Make the run's directory; with ``state``, it appears with its first state.json
+        in place (written under a hidden name, then renamed), or not at all."""
+        with storing(self.path, "create"):
+            if state is None:
+                self.path.mkdir(parents=True, exist_ok=False, mode=0o700)
+                return
+            staged = self.path.with_name(f".{self.run_id}.new")
+            try:
+                staged.mkdir(parents=True, exist_ok=False, mode=0o700)
+                atomic_write(staged / "state.json", _document(state))
+                os.rename(staged, self.path)
+            except BaseException:
+                shutil.rmtree(staged, ignore_errors=True)
+                raise
 
     def save(self, state: dict[str, object]) -> None:
-        state["schema_version"] = SCHEMA_VERSION
-        state["updated"] = _now()
-        atomic_write(self.state_path, json.dumps(state, ensure_ascii=False, indent=1))
+        write_file(self.state_path, _document(state))
 
     def load(self) -> dict[str, object]:
+        """The run's state.json, migrated to :data:`SCHEMA_VERSION`; :class:`DamagedRun`
+        when it cannot be read as a run (or comes from a newer collab)."""
         if not self.exists():
             raise UsageError(f"no run with id {self.run_id} (looked in {self.path.parent})")
         try:
             data = json.loads(self.state_path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise UsageError(f"run {self.run_id}: state.json unreadable: {exc}") from None
+        except OSError as exc:
+            raise DamagedRun(self.run_id, f"state.json cannot be read ({exc.strerror})") from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise DamagedRun(self.run_id, f"state.json is damaged (not JSON: {exc})") from None
         if not isinstance(data, dict):
-            raise UsageError(f"run {self.run_id}: state.json is not an object")
+            raise DamagedRun(self.run_id, "state.json is damaged (not a JSON object)")
         version = data.get("schema_version")
-        if version != SCHEMA_VERSION:
-            raise UsageError(
-                f"run {self.run_id}: schema_version {version} is not supported by this collab"
+        if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+            raise DamagedRun(
+                self.run_id, f"state.json is damaged (schema_version {version!r} is not a version)"
             )
-        return data
+        if version > SCHEMA_VERSION:
+            newer = (
+                f"written by a newer collab (schema {version}; this collab reads up to "
+                f"{SCHEMA_VERSION}): upgrade collab"
+            )
+            raise DamagedRun(self.run_id, newer, message=f"run {self.run_id} was {newer}")
+        return migrate(data, version) if version < SCHEMA_VERSION else data
 
     def write_text(self, name: str, text: str) -> Path:
         path = self.path / name
-        atomic_write(path, text)
+        write_file(path, text)
         return path
 
-    @contextlib.contextmanager
-    def locked(self) -> Iterator[None]:
+    def locked(self) -> contextlib.AbstractContextManager[None]:
         """Hold the run's lock; a second driver gets a clear error instead of a race."""
-        self.path.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fh = open(self.path / "lock", "a+", encoding="utf-8")  # noqa: SIM115
-        try:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            fh.close()
-            raise RunLockedError(
-                f"run {self.run_id} is being driven by another collab process"
-            ) from None
-        try:
-            fh.seek(0)
-            fh.truncate()
-            fh.write(f"{os.getpid()}\n")
-            fh.flush()
-            yield
-        finally:
-            fh.close()
+        busy = f"run {self.run_id} is being driven by another collab process"
+        return hold_lock(self.path / LOCK_FILE, busy)
+
+    def lock_holder(self) -> int | None:
+        """The pid of the process driving the run (0 if unknown), or None."""
+        return lock_holder(self.path / LOCK_FILE)
 
 
-def list_runs(root: Path | None = None) -> list[dict[str, object]]:
-    """Every readable run's state, newest first; unreadable ones are skipped."""
+@dataclass(frozen=True)
+class StoredRun:
+    """One entry of ``runs/``: its state as loaded, or why it cannot be read."""
+
+    run_id: str
+    state: dict[str, object] | None
+    damage: str | None = None
+
+
+def list_runs(
+    root: Path | None = None, validate: Callable[[dict[str, object]], str | None] | None = None
+) -> list[StoredRun]:
+    """Every run, newest first, damaged ones too (``validate`` returns the damage it finds
+    in a state that did load, or None)."""
     base = root or runs_dir()
-    if not base.is_dir():
+    if not base.exists():
         return []
-    out: list[dict[str, object]] = []
-    for entry in sorted(base.iterdir(), reverse=True):
+    with storing(base, "read"):
+        if not base.is_dir():
+            raise NotADirectoryError(errno.ENOTDIR, "not a directory", str(base))
+        entries = sorted(base.iterdir(), reverse=True)
+    out: list[StoredRun] = []
+    for entry in entries:
         if not entry.is_dir() or not _valid_id(entry.name):
             continue
-        try:
-            out.append(RunDir(entry.name, base).load())
-        except UsageError:
+        run = RunDir(entry.name, base)
+        if not run.exists():
+            out.append(StoredRun(entry.name, None, "state.json is missing"))
             continue
-    out.sort(key=lambda s: (_num(s.get("created_ts")), str(s.get("run_id"))), reverse=True)
+        try:
+            state = run.load()
+        except DamagedRun as exc:
+            out.append(StoredRun(entry.name, None, exc.reason))
+            continue
+        out.append(StoredRun(entry.name, state, None if validate is None else validate(state)))
+    out.sort(key=lambda r: (_when(r), r.run_id), reverse=True)
     return out
 
 
-def _num(v: object) -> float:
-    return float(v) if isinstance(v, int | float) else 0.0
+def _when(run: StoredRun) -> float:
+    ts = None if run.state is None else run.state.get("created_ts")
+    if isinstance(ts, int | float) and not isinstance(ts, bool):
+        return float(ts)
+    try:  # a damaged run: the time its id was made
+        return time.mktime(time.strptime(run.run_id[:15], "%Y%m%d-%H%M%S"))
+    except ValueError:
+        return 0.0
 
 
 def _valid_id(run_id: str) -> bool:
     return bool(run_id) and len(run_id) <= 64 and all(c.isalnum() or c in "-_" for c in run_id)
+
+
+def _document(state: dict[str, object]) -> str:
+    state["schema_version"] = SCHEMA_VERSION
+    state["updated"] = _now()
+    return json.dumps(state, ensure_ascii=False, indent=1)
 
 
 def _now() -> str:

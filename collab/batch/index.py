@@ -10,7 +10,7 @@ from typing import Protocol
 from collab.batch.item import Item
 from collab.batch.progress import read_progress
 from collab.report import fmt_cost
-from collab.store import RunDir, atomic_write
+from collab.store import RunDir, write_file
 
 BATCH_SCHEMA = "collab.batch/1"
 
@@ -73,7 +73,7 @@ def document(batch: BatchHead) -> dict[str, object]:
 
 def write_index(batch: BatchHead) -> None:
     doc = document(batch)
-    atomic_write(batch.path / "index.json", json.dumps(doc, ensure_ascii=False, indent=1))
+    write_file(batch.path / "index.json", json.dumps(doc, ensure_ascii=False, indent=1))
     lines = [
         f"# Batch {batch.batch_id}",
         "",
@@ -92,7 +92,7 @@ def write_index(batch: BatchHead) -> None:
             f"| {r['dropped']} | {_cost(r['cost_usd'])} "
             f"| [{r['run_id']}]({link}) |"
         )
-    atomic_write(batch.path / "index.md", "\n".join(lines) + "\n")
+    write_file(batch.path / "index.md", "\n".join(lines) + "\n")
 
 
 def _cost(v: object) -> str:

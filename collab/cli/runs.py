@@ -16,11 +16,11 @@ RunId = Annotated[str, typer.Argument(metavar="ID", help="The run id (collab lis
 
 
 def list_runs(as_json: o.Json = False) -> None:
-    """List runs, newest first."""
+    """List runs, newest first (damaged ones too, with what is wrong)."""
     from rich.console import Console
 
     from collab.report import list_document, run_row
-    from collab.store import list_runs as stored_runs
+    from collab.state import stored_runs
 
     runs = stored_runs()
     if as_json:
@@ -29,9 +29,12 @@ def list_runs(as_json: o.Json = False) -> None:
     if not runs:
         Console(stderr=True).print('no runs yet: collab debate "TOPIC"')
         return
-    from collab.cli.tables import runs_table
+    from collab.cli.tables import damaged_lines, runs_table
 
-    Console().print(runs_table([run_row(r) for r in runs]))
+    rows = [run_row(r) for r in runs]
+    Console().print(runs_table(rows))
+    for line in damaged_lines(rows):
+        Console(stderr=True).print(line, soft_wrap=True)
 
 
 def show(

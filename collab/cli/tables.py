@@ -33,6 +33,7 @@ RUN_STYLE = {
     "done": "green",
     "failed": "red",
     "interrupted": "yellow",
+    "damaged": "red",
 }
 
 
@@ -123,21 +124,37 @@ _RUN_LAYOUTS = (
 
 
 def runs_table(rows: Sequence[Mapping[str, object]]) -> FittedTable:
-    """``collab list``: one line per run, from ``collab.report.run_row`` rows."""
+    """``collab list``: one line per run, from ``collab.report.run_row`` rows. A damaged
+    run shows what could be read of it, and its reason where the topic is unknown."""
     cells: list[dict[str, Cell]] = []
     for r in rows:
         status, stop = str(r["status"]), r["stop_reason"]
+        topic = Text(one_line(str(r["topic"]), 50)) if r["topic"] is not None else None
+        style = RUN_STYLE.get(status, "") if status == "damaged" else ""
         cells.append({
             "id": str(r["run_id"]),
-            "date": str(r["created"])[:16].replace("T", " "),
-            "topic": one_line(str(r["topic"]), 50),
-            "preset": str(r["preset"]),
-            "rounds": f"{r['rounds_done']}/{r['rounds']}",
-            "status": status,
+            "date": _known(r, "created")[:16].replace("T", " "),
+            "topic": topic or Text(one_line(str(r["reason"]), 50), style="red"),
+            "preset": _known(r, "preset"),
+            "rounds": f"{_known(r, 'rounds_done')}/{_known(r, 'rounds')}",
+            "status": Text(status, style=style),
             "stop": str(stop or "—"),
-            "outcome": str(stop) if status == "done" and stop else status,
+            "outcome": Text(str(stop) if status == "done" and stop else status, style=style),
         })  # fmt: skip
     return FittedTable(_RUN_COLUMNS, _RUN_LAYOUTS, cells, free_min=20, title="collab runs")
+
+
+def _known(row: Mapping[str, object], key: str) -> str:
+    return "?" if row[key] is None else str(row[key])
+
+
+def damaged_lines(rows: Sequence[Mapping[str, object]]) -> list[Text]:
+    """Under ``collab list``: each damaged run's reason in full (the table cuts it)."""
+    return [
+        Text.assemble(("damaged ", "red"), f"{r['run_id']}: {r['reason']}")
+        for r in rows
+        if r["status"] == "damaged"
+    ]
 
 
 # -- collab presets ------------------------------------------------------------------------

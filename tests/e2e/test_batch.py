@@ -16,8 +16,9 @@ import pytest
 from libtmux import Server
 
 from collab.cli import main
+from collab.store import RunDir
 from tests.conftest import FakeAgent, contract_block
-from tests.helpers import processes_of, wait_until
+from tests.helpers import pid_alive, processes_of, wait_until
 
 ROLE_A = "(Role A) in a structured debate"
 ROLE_B = "(Role B) in a structured debate"
@@ -434,4 +435,167 @@ def test_batch_ctrl_c_then_resume(
             assert new_calls == len(after["turns"]) - len(old_turns) + judge, topic
             assert after["judge"]["text"] == f"## TL;DR\n- verdict on {topic.split()[1]}"
     assert not [s for s, _ in tmux_windows(server) if s.startswith("collab-")]
+    assert list((tmp_path / "tmp").iterdir()) == []
+
+
+# -- one driver per batch; a SIGKILL of the batch, then resume ------------------------------------
+
+
+def calls_by_topic(fake: FakeAgent, rule_tag: dict[int, str]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for c in fake.calls():
+        topic = f"Topic {rule_tag[int(str(c['rule']))]}"
+        counts[topic] = counts.get(topic, 0) + 1
+    return counts
+
+
+def run_statuses(home: Path) -> dict[str, tuple[str, int]]:
+    """Each run's topic: (status, turns saved)."""
+    out: dict[str, tuple[str, int]] = {}
+    for run_dir in (home / "runs").glob("*"):
+        try:
+            state = load_json(run_dir / "state.json")
+        except (OSError, ValueError):
+            continue
+        out[state["config"]["topic"]] = (state["status"], len(state["turns"]))
+    return out
+
+
+def holds_lock(lock: Path, pid: int) -> bool:
+    """Has ``pid`` taken the lock? (It writes its pid once it holds it; asking by taking
+    the lock ourselves could make it lose the race.)"""
+    try:
+        return lock.read_text(encoding="utf-8").strip() == str(pid)
+    except OSError:
+        return False
+
+
+def test_a_batch_is_not_driven_twice(
+    fake_agent: FakeAgent, hermetic_env: Path, tmp_path: Path
+) -> None:
+    tags = ["L1"]
+    fake_agent.script(topic_rules(tags, sleep=0.5), {"exit": 1, "stderr": "no rule matched"})
+    rule_tag = {i: tags[i // 3] for i in range(3)}
+    topics = tmp_path / "topics.txt"
+    topics.write_text("Topic L1\n", encoding="utf-8")
+    env = collab_env(tmp_path)
+    first = subprocess.Popen(
+        [sys.executable, "-m", "collab", "batch", str(topics), "--parallel", "1",
+         "--agent", "fake", "--rounds", "2", "--runner", "subprocess", "--json",
+         "--opening", "sequential"],  # B answers A's point: 5 calls a debate
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        stdin=subprocess.DEVNULL, start_new_session=True,
+    )  # fmt: skip
+    try:
+
+        def locks() -> list[Path]:
+            return list((hermetic_env / "batches").glob("batch-*/lock"))
+
+        assert wait_until(lambda: any(holds_lock(p, first.pid) for p in locks()), 60)
+        (lock,) = locks()
+        batch_id = lock.parent.name
+        for as_json in (True, False):
+            res = subprocess.run(
+                [sys.executable, "-m", "collab", "resume", batch_id,
+                 *(["--json"] if as_json else [])],
+                capture_output=True, text=True, env=env, timeout=60, stdin=subprocess.DEVNULL,
+            )  # fmt: skip
+            assert res.returncode == 2, res.stderr
+            message = f"batch {batch_id} is being driven by another collab process"
+            message += f" (pid {first.pid})"
+            if as_json:
+                doc = json.loads(res.stdout)
+                assert doc["error"] == {"kind": "locked", "message": message}
+            else:
+                assert res.stderr.strip() == f"collab: {message}", res.stderr
+        out, err = first.communicate(timeout=120)
+    finally:
+        if first.poll() is None:
+            os.killpg(first.pid, signal.SIGKILL)
+            first.wait()
+    assert first.returncode == 0, err
+    assert json.loads(out)["status"] == "done"
+    assert calls_by_topic(fake_agent, rule_tag) == {"Topic L1": 5}, "the batch ran twice"
+
+
+def test_batch_sigkill_then_resume_finishes_every_debate_once(
+    fake_agent: FakeAgent, hermetic_env: Path, tmp_path: Path, server: Server
+) -> None:
+    """SIGKILL reaches only the batch process: its children, in their own sessions, go on
+    driving their runs. The resume waits for those (they hold their runs' locks) instead of
+    starting a second driver, drives the rest, and no turn is asked for twice."""
+    tags = ["K1", "K2", "K3", "K4"]
+    # K1 and K2 run first and slowly: without waiting for their drivers, the resume would
+    # end (K3 and K4 are quick) while they are still going.
+    rules = topic_rules(tags[:2], sleep=1.5) + topic_rules(tags[2:], sleep=0.1)
+    fake_agent.script(rules, {"exit": 1, "stderr": "no rule matched"})
+    rule_tag = {i: tags[i // 3] for i in range(len(rules))}
+    topics = tmp_path / "topics.txt"
+    topics.write_text("".join(f"Topic {t}\n" for t in tags), encoding="utf-8")
+    env = collab_env(tmp_path, server)
+    parent = subprocess.Popen(
+        [sys.executable, "-m", "collab", "batch", str(topics), "--parallel", "2",
+         "--agent", "fake", "--rounds", "2", "--runner", "tmux", "--json", "--timeout", "60",
+         "--opening", "sequential"],  # B answers A's point: 5 calls a debate
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env,
+        stdin=subprocess.DEVNULL, start_new_session=True,
+    )  # fmt: skip
+    resumes: list[subprocess.Popen[str]] = []
+    try:
+        # Kill it once a debate is under way (a turn saved) and none has finished.
+        def midway() -> bool:
+            st = run_statuses(hermetic_env).values()
+            return any(s == "running" and n >= 1 for s, n in st)
+
+        assert wait_until(midway, 90), run_statuses(hermetic_env)
+        os.kill(parent.pid, signal.SIGKILL)
+        parent.wait(timeout=30)
+        (bdir,) = (hermetic_env / "batches").iterdir()
+        batch_id = bdir.name
+        run_ids = [r["run_id"] for r in load_json(bdir / "batch.json")["runs"]]
+        # Its children live on, holding their runs' locks (they hold them already: asking
+        # cannot take one from them).
+        drivers = {r: RunDir(r).lock_holder() for r in run_ids}
+        orphans = {r: pid for r, pid in drivers.items() if pid}
+        assert orphans, (drivers, run_statuses(hermetic_env))
+        assert all(pid_alive(pid) and pid != parent.pid for pid in orphans.values())
+
+        first = subprocess.Popen(
+            [sys.executable, "-m", "collab", "resume", batch_id, "--json"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+            stdin=subprocess.DEVNULL, start_new_session=True,
+        )  # fmt: skip
+        resumes.append(first)
+        assert wait_until(lambda: holds_lock(bdir / "lock", first.pid), 60), first.pid
+        # Two resumes at once: the second is refused, the first goes on.
+        second = subprocess.run(
+            [sys.executable, "-m", "collab", "resume", batch_id, "--json"],
+            capture_output=True, text=True, env=env, timeout=60, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+        assert second.returncode == 2, second.stderr
+        assert json.loads(second.stdout)["error"]["kind"] == "locked"
+        out, err = first.communicate(timeout=180)
+    finally:
+        for proc in (parent, *resumes):
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+    assert first.returncode == 0, err
+    doc = json.loads(out)
+    assert doc["batch_id"] == batch_id and doc["status"] == "done", doc
+    assert all(r["status"] == "done" for r in doc["runs"])
+    assert load_json(bdir / "index.json")["status"] == "done"
+    for run_id in run_ids:
+        state = run_state(hermetic_env, run_id)
+        assert state["status"] == "done"
+        keys = [(t["round_no"], t["side"]) for t in state["turns"]]
+        assert keys == [(1, "A"), (1, "B"), (2, "A"), (2, "B")], keys
+    # Every debate ran to its end exactly once: 2 rounds x 2 sides and the Judge; no
+    # second driver of a run was even started.
+    assert calls_by_topic(fake_agent, rule_tag) == {f"Topic {t}": 5 for t in tags}
+    for run_id in run_ids:
+        log = RunDir(run_id).path / "batch.log"
+        assert "being driven" not in log.read_text(encoding="utf-8"), run_id
+    assert wait_until(lambda: not processes_of(hermetic_env), 10), processes_of(hermetic_env)
+    assert wait_until(lambda: not [s for s, _ in tmux_windows(server) if s.startswith("collab-")])
     assert list((tmp_path / "tmp").iterdir()) == []

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import signal
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -184,8 +185,9 @@ def test_list_and_show_after_runs(
     row = runs[0]
     assert set(row) == {
         "run_id", "created", "topic", "preset", "rounds_done", "rounds", "status",
-        "stop_reason", "cost_usd",
+        "stop_reason", "cost_usd", "reason",
     }  # fmt: skip
+    assert row["reason"] is None
     assert row["topic"] == "Rust or Go for the CLI"
     assert (row["status"], row["stop_reason"], row["rounds_done"], row["rounds"]) == (
         "done", "max-rounds", 2, 2,
@@ -212,6 +214,84 @@ def test_list_and_show_after_runs(
 
     assert run_cli(capsys, "show", second, "--format", "bogus").code == 2
     assert run_cli(capsys, "show", "20990101-000000-abcdef").code == 2
+
+
+class Damaged(NamedTuple):
+    test_id: str
+    run_id: str
+    state: str | None  # what state.json holds (None: no state.json at all)
+    reason: str  # the start of what list, doctor and show say
+
+
+def _broken_field(good: str) -> str:
+    doc = json.loads(good)
+    doc["status"] = "maybe"
+    for key in ("created", "created_ts"):  # listed by the time in its id, as a broken one is
+        del doc[key]
+    return json.dumps(doc)
+
+
+DAMAGED = [
+    Damaged("not-json", "20261101-000001-d00001", "{oops", "state.json is damaged (not JSON: "),
+    Damaged("not-an-object", "20261101-000002-d00002", "[1, 2]",
+            "state.json is damaged (not a JSON object)"),
+    Damaged("no-schema-version", "20261101-000003-d00003", '{"run_id": "x"}',
+            "state.json is damaged (schema_version None is not a version)"),
+    Damaged("bad-field", "20261101-000004-d00004", "BROKEN-FIELD",
+            "state.json is damaged (state.status: expected one of pending, running, done, "
+            "interrupted, failed, got 'maybe')"),
+    Damaged("no-state-file", "20261101-000005-d00005", None, "state.json is missing"),
+]  # fmt: skip
+
+
+def test_damaged_runs_are_listed_with_the_reason_and_reported_by_doctor(
+    fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good = finished_run(fake_agent, capsys, "A readable run")
+    good_state = RunDir(good).state_path.read_text(encoding="utf-8")
+    for case in DAMAGED:
+        run_dir = RunDir(case.run_id)
+        run_dir.create()
+        if case.state is not None:
+            text = _broken_field(good_state) if case.state == "BROKEN-FIELD" else case.state
+            run_dir.state_path.write_text(text, encoding="utf-8")
+
+    rows = {r["run_id"]: r for r in _list(capsys)["runs"]}  # type: ignore[attr-defined]
+    assert list(rows) == [good, *(c.run_id for c in reversed(DAMAGED))], "newest first"
+    assert rows[good]["status"] == "done" and rows[good]["reason"] is None
+    for case in DAMAGED:
+        row = rows[case.run_id]
+        assert row["status"] == "damaged", case.test_id
+        assert row["reason"].startswith(case.reason), (case.test_id, row["reason"])
+        assert row["stop_reason"] is None and row["created"] == (
+            f"2026-11-01T00:00:0{case.run_id[-1]}"
+        )
+        if case.test_id == "bad-field":  # what could be read of it is shown
+            assert row["topic"] == "A readable run"
+        else:
+            assert row["topic"] is None and row["rounds"] is None
+        if case.state is not None:
+            res = run_cli(capsys, "show", case.run_id)
+            assert (
+                res.code == 2 and res.err.strip() == f"collab: run {case.run_id}: {row['reason']}"
+            )
+
+    table = run_cli(capsys, "list")
+    assert table.code == 0
+    for case in DAMAGED:
+        line = next(ln for ln in table.out.splitlines() if case.run_id in ln)
+        assert "damaged" in line, line
+        assert f"damaged {case.run_id}: {rows[case.run_id]['reason']}" in table.err
+    assert "A readable run" in table.out
+
+    checks = run_cli(capsys, "doctor", "--json").doc()["checks"]
+    reported = {c["name"]: c for c in checks if c["name"].startswith("run ")}
+    assert set(reported) == {f"run {c.run_id}" for c in DAMAGED}
+    for case in DAMAGED:
+        check = reported[f"run {case.run_id}"]
+        assert check["level"] == "warn"
+        assert check["detail"] == f"damaged: {rows[case.run_id]['reason']}"
+        assert str(RunDir(case.run_id).path) in check["fix"]
 
 
 # -- a resumed run -------------------------------------------------------------------------------

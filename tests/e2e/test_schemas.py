@@ -24,7 +24,9 @@ from collab.report import (
     skill_document,
     version_document,
 )
+from collab.store import StoredRun
 from tests.conftest import FakeAgent, contract_block
+from tests.e2e.test_inputs import ALL_TOOLS, LOGIN_VARS, bin_dir
 
 
 def run_json(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, Any]:
@@ -117,11 +119,29 @@ def test_batch_and_skill_documents(
     validate(doc)
 
 
-def test_doctor_document(capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("logged_in", [True, False], ids=["ok", "failing"])
+def test_doctor_document(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    logged_in: bool,
+) -> None:
+    """Both documents doctor can write, on a PATH made for the test: exit 0 with ``ok``
+    true, and exit 3 (no login) with a failing check and its fix. Mutant killed (the old
+    ``code in (0, 3)`` passed it): ``claude_login`` reporting "ok" with no login at all."""
+    path = bin_dir(tmp_path, ALL_TOOLS, claude=True)
+    monkeypatch.setenv("PATH", str(path))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    for var in LOGIN_VARS:
+        monkeypatch.delenv(var, raising=False)
+    if logged_in:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-a-key")
     code, doc = run_json(["doctor"], capsys)
-    assert code in (0, 3)
+    assert code == (0 if logged_in else 3)
     validate(doc)
-    assert doc["ok"] is (code == 0)
+    assert doc["ok"] is logged_in
+    failing = [(c["name"], bool(c["fix"])) for c in doc["checks"] if c["level"] == "fail"]
+    assert failing == ([] if logged_in else [("claude login", True)])
 
 
 # -- the builders, without the CLI -------------------------------------------------------------
@@ -147,10 +167,19 @@ class DocCase(NamedTuple):
 DOC_CASES = [
     DocCase("error", lambda: error_document("usage", "bad topic", 2),
             {"error": {"kind": "usage", "message": "bad topic"}, "exit_code": 2}),
-    DocCase("list", lambda: list_document([RAW_RUN]), {"runs": [{
+    DocCase("list", lambda: list_document([StoredRun(str(RAW_RUN["run_id"]), RAW_RUN)]),
+            {"runs": [{
         "run_id": "20261130-101502-3fa9c1", "created": "2026-11-30T10:15:02+0000",
         "topic": "JWT or sessions?", "preset": "cost-vs-reliability", "rounds_done": 2,
-        "rounds": 3, "status": "done", "stop_reason": "converged-early", "cost_usd": 0.09}]}),
+        "rounds": 3, "status": "done", "stop_reason": "converged-early", "cost_usd": 0.09,
+        "reason": None}]}),
+    DocCase("list-damaged", lambda: list_document([StoredRun(
+        "20261130-101502-3fa9c1", None, "state.json is damaged (not a JSON object)")]),
+            {"runs": [{
+        "run_id": "20261130-101502-3fa9c1", "created": "2026-11-30T10:15:02", "topic": None,
+        "preset": None, "rounds_done": None, "rounds": None, "status": "damaged",
+        "stop_reason": None, "cost_usd": None,
+        "reason": "state.json is damaged (not a JSON object)"}]}),
     DocCase("list-empty", lambda: list_document([]), {"runs": []}),
     DocCase("presets", lambda: presets_document(load_presets().values()), {}),
     DocCase("preset", lambda: preset_document(get_preset("cost-vs-reliability")),

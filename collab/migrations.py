@@ -1,0 +1,63 @@
+"""state.json's schema versions: an append-only list of named migrations, each taking a
+document one version forward (after simonw/llm's ``migrations.py``).
+
+A document at version ``n`` goes through ``MIGRATIONS[n - 1:]``; the newest version is
+``len(MIGRATIONS) + 1``. A migration never removes or rewrites what a run recorded: it
+writes down, explicitly, what the older collab did without saying so, so that a
+half-finished old run goes on exactly as it began. It leaves anything it does not
+recognise alone (the loader reports damage by field). Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+Doc = dict[str, object]
+Migration = Callable[[Doc], None]
+
+MIGRATIONS: list[Migration] = []
+migration = MIGRATIONS.append
+
+
+@migration
+def m001_protocol_v2_fields(doc: Doc) -> None:
+    """v1 → v2. v1 runs had no ``opening`` and always ran round 1 sequentially (the new
+    default, ``blind``, would change a half-finished one); the other fields protocol v2
+    added get the values v1 behaved with."""
+    cfg = doc.get("config")
+    if isinstance(cfg, dict):
+        cfg.setdefault("opening", "sequential")
+        cfg.setdefault("agent_setup", "lean")  # v1 agents ran lean, with no option
+        cfg.setdefault("tools", "none")
+    turns = doc.get("turns")
+    for turn in turns if isinstance(turns, list) else []:
+        if isinstance(turn, dict):
+            # v1 kept a contract whole or not at all: every item it held was kept.
+            n = _items(turn.get("contract"))
+            turn.setdefault("items_sent", n)
+            turn.setdefault("items_kept", n)
+    doc.setdefault("judge_first", None)  # v1's Judge saw the role names, no positions
+    judge = doc.get("judge")
+    if isinstance(judge, dict):
+        judge.setdefault("raw", None)
+
+
+LATEST = len(MIGRATIONS) + 1
+
+
+def migrate(doc: Doc, version: int) -> Doc:
+    """``doc`` (read at ``version``) brought to :data:`LATEST`, in place."""
+    for step in MIGRATIONS[max(version, 1) - 1 :]:
+        step(doc)
+    doc["schema_version"] = LATEST
+    return doc
+
+
+def _items(contract: object) -> int:
+    if not isinstance(contract, dict):
+        return 0
+    n = 0
+    for key in ("new_points", "stances"):
+        value = contract.get(key)
+        n += len(value) if isinstance(value, list) else 0
+    return n

@@ -1,0 +1,73 @@
+"""state.json migrations: what a v1 document becomes at v2, one field at a time."""
+
+from __future__ import annotations
+
+import copy
+from typing import NamedTuple
+
+import pytest
+
+from collab.migrations import LATEST, MIGRATIONS, migrate
+
+Doc = dict[str, object]
+
+
+def v1_doc() -> Doc:
+    return {
+        "schema_version": 1,
+        "run_id": "20261201-120000-abcdef",
+        "config": {"topic": "T", "rounds": 3},
+        "turns": [
+            {"round_no": 1, "side": "A",
+             "contract": {"new_points": [{"title": "p", "evidence": "e"}] * 2,
+                          "stances": [{"id": "I1", "stance": "agree", "evidence": "x"}]}},
+            {"round_no": 1, "side": "B", "contract": None},
+        ],
+        "judge": {"text": "## TL;DR", "fallback": False, "meta": None},
+    }  # fmt: skip
+
+
+class Row(NamedTuple):
+    test_id: str
+    where: tuple[str | int, ...]
+    expected: object
+
+
+ROWS = [
+    Row("opening-sequential", ("config", "opening"), "sequential"),
+    Row("agent-setup-lean", ("config", "agent_setup"), "lean"),
+    Row("tools-none", ("config", "tools"), "none"),
+    Row("items-sent-from-contract", ("turns", 0, "items_sent"), 3),
+    Row("items-kept-from-contract", ("turns", 0, "items_kept"), 3),
+    Row("items-without-contract", ("turns", 1, "items_kept"), 0),
+    Row("judge-first-none", ("judge_first",), None),
+    Row("judge-raw-none", ("judge", "raw"), None),
+    Row("version", ("schema_version",), 2),
+]
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[r.test_id for r in ROWS])
+def test_v1_fields_get_what_v1_did(row: Row) -> None:
+    node: object = migrate(v1_doc(), 1)
+    for key in row.where:
+        node = node[key]  # type: ignore[index]
+    assert node == row.expected
+
+
+def test_what_a_v1_run_said_is_kept() -> None:
+    doc = v1_doc()
+    doc["config"] = {"topic": "T", "rounds": 3, "opening": "blind", "tools": "read"}
+    out = migrate(copy.deepcopy(doc), 1)
+    assert out["config"] == {**doc["config"], "agent_setup": "lean"}  # type: ignore[dict-item]
+
+
+def test_damage_is_left_for_the_loader_to_name() -> None:
+    doc: Doc = {"schema_version": 1, "config": "oops", "turns": ["x", 3], "judge": 7}
+    assert migrate(copy.deepcopy(doc), 1) == {**doc, "schema_version": 2, "judge_first": None}
+
+
+def test_versions_are_named_and_counted() -> None:
+    assert LATEST == len(MIGRATIONS) + 1 == 2
+    assert [m.__name__ for m in MIGRATIONS] == ["m001_protocol_v2_fields"]
+    current = migrate(v1_doc(), 1)
+    assert migrate(copy.deepcopy(current), LATEST) == current  # nothing to do at the latest
