@@ -3,7 +3,7 @@
 Eight ``python -m collab debate`` processes share ONE isolated tmux server; then fifty
 debates run one after another in this process through ``collab.cli.main``. Afterwards
 nothing may be left: no collab tmux session or pane, no ``collab-*`` temp dir, no agent
-process, no file descriptor of ours.
+process, no file descriptor of ours. The fifty run on each runner, subprocess and tmux.
 """
 
 from __future__ import annotations
@@ -74,7 +74,9 @@ def test_eight_debates_at_once_on_one_tmux_server(
                 {"text": f"A{n} says cache it." + contract_block(new=[(f"Point {n}", f"ev{n}")]),
                  "sleep": 0.1}]},
             {"match": [ROLE_B, tag], "replies": [
-                f"B{n} says do not." + contract_block(stances=[("I1", "contest", f"no{n}")])]},
+                # Blind round 1: B's stance on I1 (unknown yet) is dropped, its point kept.
+                f"B{n} says do not." + contract_block(new=[(f"Counter {n}", f"c{n}")],
+                                                      stances=[("I1", "contest", f"no{n}")])]},
             {"match": [JUDGE, tag], "replies": [f"## TL;DR\n- verdict {n}"]},
         ]  # fmt: skip
     fake_agent.script(rules, {"exit": 1, "stderr": "no rule matched"})
@@ -118,7 +120,7 @@ def test_eight_debates_at_once_on_one_tmux_server(
             ("A", f"A{n} says cache it."), ("B", f"B{n} says do not."),
             ("A", f"A{n} says cache it."), ("B", f"B{n} says do not."),
         ]  # fmt: skip
-        assert {i["title"] for i in state["ledger"]} == {f"Point {n}"}
+        assert {i["title"] for i in state["ledger"]} == {f"Point {n}", f"Counter {n}"}
         assert state["judge"]["text"].startswith(f"## TL;DR\n- verdict {n}\n")
         assert not state["judge"]["fallback"]
     calls = fake_agent.calls()
@@ -132,13 +134,21 @@ def test_eight_debates_at_once_on_one_tmux_server(
     assert wait_until(lambda: not processes_of(hermetic_env), 5), processes_of(hermetic_env)
 
 
+@pytest.mark.parametrize("runner", ["subprocess", "tmux"])
 def test_fifty_debates_in_a_row_leak_nothing(
     fake_agent: FakeAgent,
     hermetic_env: Path,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
+    server: Server,
+    runner: str,
 ) -> None:
+    """Both runners: the tmux one makes (and must remove) a session, a pane and its shell
+    per debate, the subprocess one only processes. Mutant killed (tmux only; the
+    subprocess run alone passed it): ``TmuxRunner.close`` a no-op, 51 sessions left."""
+    if runner == "tmux":
+        monkeypatch.setenv("COLLAB_TMUX_SOCKET", str(server.socket_name))
     fake_agent.script(
         [
             {"match": [ROLE_A], "replies": ["A." + contract_block(new=[("P", "e")])]},
@@ -158,7 +168,7 @@ def test_fifty_debates_in_a_row_leak_nothing(
         capsys.readouterr()
         # B agrees with A's round-1 point: sequential, B reads A first.
         argv = ["debate", f"Sequential topic {n}", "--agent", "fake", "--rounds", "2",
-                "--runner", "subprocess", "--json", "--timeout", "30",
+                "--runner", runner, "--json", "--timeout", "30",
                 "--opening", "sequential"]  # fmt: skip
         with pytest.raises(SystemExit) as exc:
             main(argv)
@@ -179,5 +189,6 @@ def test_fifty_debates_in_a_row_leak_nothing(
         assert doc["status"] == "done" and doc["stop_reason"] == "converged-early"
     assert len(list((hermetic_env / "runs").iterdir())) == SEQUENTIAL + 1
     assert list(tmp.iterdir()) == []
+    assert collab_sessions(server) == [] and collab_panes(server) == []
     # Pane shells exit on their own a moment after their pane is killed.
     assert wait_until(lambda: not processes_of(hermetic_env), 5), processes_of(hermetic_env)
