@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from collections.abc import Mapping
@@ -13,6 +12,7 @@ from typing import Literal
 from collab.agents import CLAUDE_LOGIN_HINT, AgentSpec, build_argv, build_env, resolve_binary
 from collab.agents.replies import interpret
 from collab.errors import PrerequisiteError, StorageError
+from collab.logins import stored_login
 from collab.paths import collab_home
 from collab.runners.probe import first_line, probe
 from collab.state import stored_runs
@@ -69,29 +69,16 @@ def check_agent(spec: AgentSpec) -> Check:
 
 def claude_login(env: Mapping[str, str] | None = None, home: Path | None = None) -> Check:
     """Best effort without spending a token: API keys, cloud providers, or a stored login."""
-    env = os.environ if env is None else env
-    home = home or Path(env.get("HOME", str(Path.home())))
-    fix = CLAUDE_LOGIN_HINT
-    for var in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"):
-        if env.get(var):
-            return Check("claude login", "ok", f"{var} is set")
-    for var in ("CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX"):
-        if env.get(var) and env.get(var) != "0":
-            return Check("claude login", "ok", f"{var} is set")
-    config_dir = Path(env.get("CLAUDE_CONFIG_DIR") or home / ".claude")
-    if (config_dir / ".credentials.json").is_file():
-        return Check("claude login", "ok", f"credentials in {config_dir}")
-    for settings in (home / ".claude.json", config_dir / "settings.json"):
-        try:
-            data = json.loads(settings.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if isinstance(data, dict) and (data.get("oauthAccount") or data.get("apiKeyHelper")):
-            return Check("claude login", "ok", f"login recorded in {settings}")
+    env = dict(os.environ if env is None else env)
+    if home is not None:
+        env["HOME"] = str(home)
+    where = stored_login("claude", env)
+    if where is not None:
+        return Check("claude login", "ok", where)
     if os.uname().sysname == "Darwin":
         return Check("claude login", "warn", "cannot tell (macOS keeps it in the Keychain)",
                      "collab doctor --live checks with one tiny call")  # fmt: skip
-    return Check("claude login", "fail", "no login or API key found", fix)
+    return Check("claude login", "fail", "no login or API key found", CLAUDE_LOGIN_HINT)
 
 
 def claude_live(spec: AgentSpec, binary: str, timeout: float = 60.0) -> Check:

@@ -11,9 +11,8 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Collection, Mapping
-from pathlib import Path
 
-from collab.doctor import claude_login
+from collab.logins import stored_login
 
 AUTO = "auto"
 # The built-in agents by the family of models behind them, in the order tried.
@@ -41,15 +40,4 @@ def _installed(agent: str, env: Mapping[str, str]) -> bool:
 
 
 def logged_in(agent: str, env: Mapping[str, str]) -> bool:
-    home = Path(env.get("HOME") or Path.home())
-    if agent == "claude":
-        return claude_login(env, home).level == "ok"
-    if agent == "codex":
-        codex_home = Path(env.get("CODEX_HOME") or home / ".codex")
-        return bool(env.get("OPENAI_API_KEY") or env.get("CODEX_API_KEY")) or (
-            codex_home / "auth.json"
-        ).is_file()
-    if agent == "gemini":
-        keys = ("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI")
-        return any(env.get(k) for k in keys) or (home / ".gemini" / "oauth_creds.json").is_file()
-    return False
+    return stored_login(agent, env) is not None
