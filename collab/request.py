@@ -116,10 +116,10 @@ def context_drift(contexts: tuple[ContextFile, ...]) -> list[str]:
             now = None
         if now == c.text:
             continue
-        what = "is gone (or cannot be read from here)" if now is None else "changed on disk"
+        what = "is gone (or unreadable from here)" if now is None else "changed on disk"
         notes.append(
             f"context file {c.path} {what} since the run started; the run goes on with the "
-            "text saved then (start a new debate to use the file as it is now)"
+            "text saved when it started (start a new debate to use the file as it is now)"
         )
     return notes
 

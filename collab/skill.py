@@ -1,8 +1,10 @@
 """The Claude Code skill that teaches Claude when and how to run collab.
 
-The text ships inside the package (``collab/skill_data/SKILL.md``) so the installed
-skill always matches the installed CLI. Installing never silently replaces a SKILL.md
-the user edited: a different file is an error unless ``force`` is given.
+One source: ``skills/collab/SKILL.md`` at the repository root, where the Claude Code
+plugin has it, and inside the wheel as ``collab/_data/skills/collab/SKILL.md``, so
+``collab skill install`` writes exactly the plugin's text and the installed skill
+matches the installed CLI. Installing never silently replaces a SKILL.md the user
+edited: a different file is an error unless ``force`` is given.
 """
 
 from __future__ import annotations
@@ -10,11 +12,11 @@ from __future__ import annotations
 import os
 import tempfile
 from dataclasses import dataclass
-from importlib.resources import files
 from pathlib import Path
 from typing import Literal
 
 from collab.errors import UsageError
+from collab.paths import builtin_dir
 
 SKILL_NAME = "collab"
 SKILL_FILE = "SKILL.md"
@@ -28,8 +30,13 @@ class InstallResult:
     action: InstallAction
 
 
+def skill_path() -> Path:
+    """The one SKILL.md: in the wheel, or in the source checkout's ``skills/``."""
+    return builtin_dir("skills") / SKILL_NAME / SKILL_FILE
+
+
 def skill_text() -> str:
-    return files("collab").joinpath("skill_data", SKILL_FILE).read_text(encoding="utf-8")
+    return skill_path().read_text(encoding="utf-8")
 
 
 def default_skill_dir(project: bool = False) -> Path:

@@ -3,6 +3,7 @@
 exit code.
 
 ``run`` debates (debate, batch, resume), ``runs`` reads kept runs (list, show, export),
+``control`` follows a detached run (status, result, cancel) and serves MCP (mcp),
 ``info`` says what collab knows (presets, schema, doctor, skill, --version); ``options``
 holds what they share, ``live``/``batch_view``/``tables`` what they show. rich and typer
 are imported nowhere else in collab.

@@ -5,11 +5,13 @@ The domain modules load inside the commands, so that ``collab --help`` stays fas
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from collab.cli import control as c
 from collab.cli import options as o
 from collab.cli.options import echo_json, echo_json_line, with_debate_options
 from collab.errors import EXIT_FAILED
@@ -26,9 +28,16 @@ Parallel = Annotated[int, typer.Option("--parallel", "-P", metavar="N", help="De
 @with_debate_options
 def debate(
     topic: Annotated[
-        str, typer.Argument(metavar="TOPIC", help='What to debate, e.g. "JWT vs sessions".')
-    ],
+        str | None,
+        typer.Argument(
+            metavar="TOPIC",
+            help='What to debate, e.g. "JWT vs sessions"; - reads it from stdin.',
+            show_default=False,
+        ),
+    ] = None,
     *,
+    topic_file: c.TopicFile = None,
+    detach: c.Detach = False,
     given: dict[str, object],
     as_json: o.RunJson = False,
     events: o.Events = None,
@@ -39,11 +48,35 @@ def debate(
     from collab.settings import merge, user_defaults
 
     ndjson = _events_mode(events, as_json)
+    text = c.read_topic(topic, topic_file)
     agents = load_agents()
-    req = merge(user_defaults(), topic=topic, **given)
+    req = merge(user_defaults(), topic=text, **given)
     cfg = build_config(req, agents.keys())
+    if detach:
+        _detach(cfg, as_json=as_json, ndjson=ndjson)
+        return
     state, run_dir = _start(cfg, as_json=as_json, ndjson=ndjson)
     _finish(state, run_dir, as_json, ndjson=ndjson)
+
+
+def _detach(cfg: DebateConfig, *, as_json: bool, ndjson: bool) -> None:
+    """Start the run in its own session and return: the run id on stdout."""
+    from collab.control import start_detached, started_document
+    from collab.preflight import check_prerequisites
+
+    if ndjson:
+        from collab.errors import UsageError
+
+        raise UsageError("--events ndjson follows a run in the foreground; with --detach use "
+                         "collab watch ID")  # fmt: skip
+    check_prerequisites(cfg)
+    doc = started_document(start_detached(cfg), cfg)
+    if as_json:
+        echo_json(doc)
+        return
+    sys.stdout.write(f"{doc['run_id']}\n")
+    sys.stderr.write(f"started; follow it with: {doc['watch']} (or collab status "
+                     f"{doc['run_id']}, collab result {doc['run_id']})\n")  # fmt: skip
 
 
 @with_debate_options
@@ -110,12 +143,13 @@ def resume(
 def _run_batch(b: Batch, parallel: int, as_json: bool) -> None:
     from collab.cli.batch_view import BatchView
 
-    view = None if as_json else BatchView(b)
-    try:
-        code = b.run(parallel, on_tick=None if view is None else view.tick)
-    finally:
-        if view is not None:
-            view.close()
+    with b.driving():  # refused (locked) before anything is shown
+        view = None if as_json else BatchView(b)
+        try:
+            code = b.run(parallel, on_tick=None if view is None else view.tick)
+        finally:
+            if view is not None:
+                view.close()
     if as_json:
         echo_json(b.document())
     elif view is not None:
@@ -143,9 +177,8 @@ def _start(cfg: DebateConfig, *, as_json: bool, ndjson: bool = False) -> tuple[R
 
     check_prerequisites(cfg)
     run_dir = RunDir(new_run_id())
-    run_dir.create()
     state = RunState(run_id=run_dir.run_id, config=cfg)
-    run_dir.save(state.to_dict())
+    run_dir.create(state.to_dict())  # whole, or not at all (StorageError: exit 3)
     return _drive(state, run_dir, as_json=as_json, resumed=False, ndjson=ndjson), run_dir
 
 

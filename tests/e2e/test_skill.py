@@ -1,19 +1,25 @@
-"""The packaged Claude Code skill: its text, and installing it without clobbering edits."""
+"""The Claude Code skill: one source (skills/collab/SKILL.md, the plugin's) that
+``collab skill install`` writes, its text, and installing it without clobbering edits."""
 
 from __future__ import annotations
 
+import os
 import re
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from collab.errors import UsageError
 from collab.presets import load_presets
-from collab.skill import InstallResult, default_skill_dir, install_skill, skill_text
+from collab.skill import InstallResult, default_skill_dir, install_skill, skill_path, skill_text
 from tests.helpers import PRESET_KEYS
 
 PRESETS = PRESET_KEYS
+REPO = Path(__file__).resolve().parents[2]
+PLUGIN_SKILL = REPO / "skills" / "collab" / "SKILL.md"
 
 
 @pytest.fixture(autouse=True)
@@ -53,7 +59,15 @@ def test_front_matter_has_name_and_description() -> None:
 def test_body_covers_the_contract() -> None:
     _, body = front_matter(skill_text())
     for must in (
-        "--preset NAME --runner subprocess --json",
+        "--preset NAME --runner subprocess --detach --json",
+        "--topic-file",
+        "debate_start",
+        "debate_status",
+        "debate_result",
+        "wait_s",
+        "collab status RUN_ID --wait",
+        "collab result RUN_ID",
+        "collab cancel RUN_ID",
         "--role-a",
         "--role-b",
         "--context PATH",
@@ -79,7 +93,39 @@ def test_body_names_every_preset(preset: str) -> None:
 
 
 def test_presets_in_skill_match_the_shipped_ones() -> None:
-    assert set(load_presets()) >= set(PRESETS)
+    """The skill's preset table lists exactly the presets collab ships."""
+    _, body = front_matter(skill_text())
+    section = body.split("## Pick a preset", 1)[1].split("\n## ", 1)[0]
+    table = re.findall(r"^\| `([a-z0-9-]+)`(?: \(default\))? \|", section, re.MULTILINE)
+    shipped = {k for k, p in load_presets().items() if p.source == "builtin"}
+    assert sorted(table) == sorted(shipped) == sorted(PRESETS)
+    assert "`advocate-vs-devils-advocate` (default)" in body
+
+
+def test_no_shell_quoting_lessons() -> None:
+    """The topic never goes on a command line, so the skill teaches no quoting."""
+    body = skill_text()
+    assert "single quote" not in body and "'\\''" not in body
+    assert 'collab debate "TOPIC"' not in body
+
+
+def test_one_source_for_the_plugin_and_skill_install(tmp_path: Path) -> None:
+    """``collab skill show``/``install``, run as the installed command (from a directory
+    where the source tree is not importable), give the plugin's SKILL.md byte for byte."""
+    assert skill_path().read_bytes() == PLUGIN_SKILL.read_bytes()
+    env = dict(os.environ, HOME=str(tmp_path))
+    shown = subprocess.run(
+        [sys.executable, "-m", "collab", "skill", "show"],
+        capture_output=True, cwd=tmp_path, env=env, timeout=60, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout == PLUGIN_SKILL.read_bytes()
+    done = subprocess.run(
+        [sys.executable, "-m", "collab", "skill", "install", "--dir", str(tmp_path / "s")],
+        capture_output=True, cwd=tmp_path, env=env, timeout=60, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "s" / "SKILL.md").read_bytes() == PLUGIN_SKILL.read_bytes()
 
 
 def test_default_dirs(tmp_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,0 +1,66 @@
+"""Follow-up on a run started elsewhere: its result once it has ended, and stopping it
+the way Ctrl-C does (SIGTERM to its driver: agents stopped, state saved, resumable)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+
+from collab.control.liveness import driver_pid, pid_alive
+from collab.control.status import status_document
+from collab.errors import UsageError
+from collab.report import result_document
+from collab.state import load_state
+from collab.store import RunDir
+
+CANCEL_WAIT = 30.0
+FINISH_WAIT = 10.0
+_POLL = 0.05
+
+
+class RunStillGoing(UsageError):
+    """The run has no result yet: it is still being driven."""
+
+    kind = "running"
+
+
+def result_of(run_id: str) -> dict[str, object]:
+    """The ``collab.result/1`` document of a run that is no longer driven."""
+    run_dir = RunDir(run_id)
+    state = load_state(run_dir)
+    if state.status in ("done", "failed"):
+        # The verdict is in; the driver is writing the last files: a moment.
+        _wait_gone(run_dir, FINISH_WAIT)
+        state = load_state(run_dir)
+    if driver_pid(run_dir.path) is not None:
+        done, planned = len(state.turns), 2 * state.config.rounds
+        where = "starting" if state.status == "pending" else f"{done} of {planned} turns done"
+        raise RunStillGoing(
+            f"run {run_id} is still running ({where}); follow it with collab status {run_id} "
+            f"or collab watch {run_id}, and ask for the result when it has finished"
+        )
+    return result_document(state, run_dir)
+
+
+def cancel(run_id: str, wait: float = CANCEL_WAIT) -> dict[str, object]:
+    """Stop the run's driver like Ctrl-C and wait (up to ``wait`` s) until it has saved
+    its state and let go; the status document after. A run nobody drives is left as it
+    is (cancelling twice is cancelling once)."""
+    run_dir = RunDir(run_id)
+    load_state(run_dir)  # a clear error for an unknown run
+    pid = driver_pid(run_dir.path)
+    if pid is not None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGTERM)
+        end = time.monotonic() + wait
+        while pid_alive(pid) and time.monotonic() < end:
+            time.sleep(_POLL)
+    return status_document(run_dir)
+
+
+def _wait_gone(run_dir: RunDir, wait: float) -> None:
+    end = time.monotonic() + wait
+    while driver_pid(run_dir.path) is not None and time.monotonic() < end:
+        time.sleep(_POLL)

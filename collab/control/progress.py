@@ -1,0 +1,160 @@
+"""A run's progress as its files tell it: ``events.jsonl`` read from an offset as it
+grows, and the estimate of what is left. Nothing here talks to the driver, so any number
+of readers (``collab status``, two MCP sessions) can follow one run."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from collab.eventlog import EVENT_SCHEMA, FIRST_GUESS
+from collab.state import RunState
+
+Event = dict[str, object]
+EVENTS_FILE = "events.jsonl"
+SUMMARY_CHARS = 160
+
+
+@dataclass
+class EventReader:
+    """The complete lines of an events file added since the last call."""
+
+    path: Path
+    offset: int = 0
+    _partial: bytes = field(default=b"", repr=False)
+
+    def new(self) -> list[Event]:
+        try:
+            with open(self.path, "rb") as fh:
+                fh.seek(self.offset)
+                chunk = fh.read()
+        except OSError:
+            return []
+        self.offset += len(chunk)
+        *lines, self._partial = (self._partial + chunk).split(b"\n")
+        out: list[Event] = []
+        for line in lines:
+            try:
+                doc = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(doc, dict) and doc.get("schema") == EVENT_SCHEMA:
+                out.append(doc)
+        return out
+
+
+@dataclass
+class Progress:
+    """What the events of the latest drive of a run say (a resume starts a new one)."""
+
+    started_ts: float | None = None
+    last_ts: float | None = None
+    round: int | None = None
+    judging: bool = False
+    finished: bool = False
+    attach: str | None = None
+    beat: Event | None = None  # the last heartbeat, if no turn ended after it
+    running: set[tuple[int, str]] = field(default_factory=set)
+
+    def add(self, ev: Event) -> None:
+        kind = ev.get("event")
+        ts = _num(ev.get("ts"))
+        self.last_ts = ts
+        if kind == "run_started":
+            attach = ev.get("attach")
+            fresh = Progress(started_ts=ts, last_ts=ts)
+            fresh.attach = attach if isinstance(attach, str) else None
+            self.__dict__.update(fresh.__dict__)
+        elif kind == "round_started":
+            self.round = int(_num(ev.get("round")))
+        elif kind == "turn_started":
+            self.running.add((int(_num(ev.get("round"))), str(ev.get("side"))))
+        elif kind == "turn_finished":
+            self.running.discard((int(_num(ev.get("round"))), str(ev.get("side"))))
+            self.beat = None
+        elif kind == "heartbeat":
+            self.beat = ev
+        elif kind == "judge_started":
+            self.judging, self.beat = True, None
+        elif kind == "judge_finished":
+            self.judging, self.beat = False, None
+        elif kind == "run_finished":
+            self.finished, self.judging, self.beat = True, False, None
+            self.running.clear()
+
+
+def read_progress(run_path: Path) -> Progress:
+    progress = Progress()
+    for ev in EventReader(run_path / EVENTS_FILE).new():
+        progress.add(ev)
+    return progress
+
+
+def typical_turn(state: RunState) -> float:
+    """The median turn of the run so far, or the first guess before any turn ended."""
+    durations = sorted(t.meta.duration for t in state.turns if t.meta.duration > 0)
+    return durations[len(durations) // 2] if durations else FIRST_GUESS
+
+
+def turns_left(state: RunState) -> int:
+    if state.stop_reason is not None:
+        return 0
+    return max(0, 2 * state.config.rounds - len(state.turns))
+
+
+def remaining_s(state: RunState, progress: Progress, now: float | None = None) -> float | None:
+    """Seconds the run likely still needs: the driver's own estimate from its last
+    heartbeat, aged; else the turns left (and the Judge) at the run's typical pace."""
+    if state.status in ("done", "failed") or progress.finished:
+        return 0.0
+    now = time.time() if now is None else now
+    beat = progress.beat
+    if beat is not None:
+        aged = now - _num(beat.get("ts"))
+        return round(max(0.0, _num(beat.get("run_left_s")) - aged), 1)
+    typical = typical_turn(state)
+    if progress.judging:
+        return round(typical, 1)
+    judge = typical if state.judge is None else 0.0
+    return round(turns_left(state) * typical + judge, 1)
+
+
+def summary(prose: str, limit: int = SUMMARY_CHARS) -> str:
+    """A turn's prose as one line: its first paragraph, cut at a word."""
+    text = " ".join(prose.strip().split("\n\n", 1)[0].split())
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1].rsplit(" ", 1)[0]
+    return cut + "…"
+
+
+def _num(v: object) -> float:
+    return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else 0.0
+
+
+# What a waiting ``status`` returns for: a turn or the Judge ended, the run stopped.
+MILESTONES = frozenset(
+    {"run_started", "turn_finished", "stop", "judge_started", "judge_finished", "run_finished"}
+)
+
+
+class Change:
+    """Has anything worth a status happened since this was made?"""
+
+    def __init__(self, run_path: Path) -> None:
+        self.run_path = run_path
+        events = run_path / EVENTS_FILE
+        try:
+            start = events.stat().st_size
+        except OSError:
+            start = 0
+        self.reader = EventReader(events, offset=start)
+
+    def seen(self, driven: Callable[[Path], object]) -> bool:
+        """A milestone in the new events, or nobody drives the run any more."""
+        if any(ev.get("event") in MILESTONES for ev in self.reader.new()):
+            return True
+        return driven(self.run_path) is None

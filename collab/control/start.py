@@ -1,0 +1,116 @@
+"""Start a debate that runs on by itself: validated exactly as ``collab debate`` validates
+(``request.build_config`` and the prerequisite check, so the errors are the CLI's), then
+driven by ``python -m collab.detached`` in its own session.
+
+``collab debate --detach`` and the MCP tools ``debate_start``/``debate`` both come here.
+Besides ``runners/`` and ``batch/pool``, this is the one place that starts a process.
+"""
+
+from __future__ import annotations
+
+import os
+import site
+import subprocess
+import sys
+import threading
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from collab.agents import load_agents
+from collab.config import DebateConfig
+from collab.control.liveness import DRIVER_PID_FILE
+from collab.preflight import check_prerequisites
+from collab.request import DebateRequest, build_config
+from collab.state import RunState
+from collab.store import RunDir, atomic_write, new_run_id
+
+DRIVER_LOG = "driver.log"
+
+
+@dataclass(frozen=True)
+class Started:
+    run_id: str
+    pid: int
+    run_dir: RunDir
+
+
+def validate(req: DebateRequest, known_agents: Collection[str] | None = None) -> DebateConfig:
+    """Every check ``collab debate`` makes before it starts anything (exit 2 or 3)."""
+    agents = load_agents().keys() if known_agents is None else known_agents
+    cfg = build_config(req, agents)
+    check_prerequisites(cfg)
+    return cfg
+
+
+def start_detached(
+    cfg: DebateConfig,
+    *,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    reap: bool = False,
+) -> Started:
+    """Create the run (state.json, status ``pending``) and start its driver; return at
+    once. ``reap``: a long-lived caller (the MCP server) waits for the driver on a thread
+    so that it leaves no zombie; a command that exits right away leaves that to init."""
+    run_dir = RunDir(new_run_id())
+    run_dir.create(RunState(run_id=run_dir.run_id, config=cfg, status="pending").to_dict())
+    proc = _spawn(run_dir, cwd, env)
+    atomic_write(run_dir.path / DRIVER_PID_FILE, f"{proc.pid}\n")
+    if reap:
+        threading.Thread(target=proc.wait, name=f"reap-{proc.pid}", daemon=True).start()
+    return Started(run_dir.run_id, proc.pid, run_dir)
+
+
+def _spawn(
+    run_dir: RunDir, cwd: Path | None, env: Mapping[str, str] | None
+) -> subprocess.Popen[bytes]:
+    log = open(run_dir.path / DRIVER_LOG, "ab")  # noqa: SIM115 - handed to the child
+    try:
+        # -P: a ./collab directory in the working directory (the client's project) must
+        # not stand in for this package; the package is found where it was found here.
+        return subprocess.Popen(
+            [sys.executable, "-P", "-m", "collab.detached", run_dir.run_id],
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            cwd=cwd,
+            env=_child_env(os.environ if env is None else env),
+            start_new_session=True,
+            close_fds=True,
+        )
+    finally:
+        log.close()
+
+
+def _child_env(env: Mapping[str, str]) -> dict[str, str]:
+    out = dict(env)
+    root = str(Path(__file__).resolve().parents[2])
+    if root not in {*site.getsitepackages(), site.getusersitepackages()}:
+        # A source checkout (or PYTHONPATH) install: say where the package is.
+        out["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+    return out
+
+
+STARTED_SCHEMA = "collab.started/1"
+
+
+def started_document(started: Started, cfg: DebateConfig) -> dict[str, object]:
+    """What ``--detach --json`` prints and ``debate_start`` returns: the run id and how
+    to follow it."""
+    rid = started.run_id
+    return {
+        "schema": STARTED_SCHEMA,
+        "run_id": rid,
+        "status": "pending",
+        "topic": cfg.topic,
+        "preset": cfg.preset,
+        "rounds": cfg.rounds,
+        "runner": cfg.runner,
+        "max_cost": cfg.max_cost,
+        "watch": f"collab watch {rid}",
+        "status_command": f"collab status {rid}",
+        "result_command": f"collab result {rid}",
+        "cancel_command": f"collab cancel {rid}",
+        "run_dir": str(started.run_dir.path),
+    }

@@ -1,0 +1,115 @@
+"""The blocking ``debate`` tool: follow a detached run through its events.jsonl and turn
+what happens into MCP progress notifications, one per turn (and per round, the Judge and
+the end) with a heartbeat in between, until the run is no longer driven.
+
+MCP wants each notification's ``progress`` to grow: it counts finished turns (the Judge
+is the last unit), and a heartbeat adds a fraction of the turn in flight."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+
+import anyio
+
+from collab.control import EventReader, driver_pid, summary
+from collab.control.progress import EVENTS_FILE, Event
+from collab.store import RunDir
+
+Report = Callable[[float, float, str], Awaitable[None]]
+POLL = 0.1
+HEARTBEAT_EVERY = 5.0
+# A run whose driver is gone and whose file has been quiet this long is over.
+IDLE_GRACE = 1.0
+
+
+class Tracker:
+    """Progress units done so far, and the message for an event (None: not worth one)."""
+
+    def __init__(self, rounds: int) -> None:
+        self.total = float(2 * rounds + 1)
+        self.done = 0.0
+        self.last = 0.0
+        self.round = 0
+        self.rounds = rounds
+        self.beat: Event | None = None
+
+    def message(self, ev: Event) -> str | None:
+        kind = ev.get("event")
+        if kind == "round_started":
+            self.round = int(_num(ev.get("round")))
+            return f"round {self.round}/{self.rounds} started"
+        if kind == "turn_finished":
+            self.done = min(self.total - 1, self.done + 1)
+            self.beat = None
+            side, role, status = ev.get("side"), ev.get("role"), ev.get("status")
+            prose = ev.get("prose")
+            line = summary(prose, 120) if isinstance(prose, str) else ""
+            return f"round {ev.get('round')}: {side} ({role}) {status} — {line}".rstrip(" —")
+        if kind == "heartbeat":
+            self.beat = ev
+            return None
+        if kind == "stop":
+            self.done = self.total - 1
+            return f"stopped: {ev.get('reason')} — {ev.get('detail')}"
+        if kind == "judge_started":
+            self.done = self.total - 1
+            return "the Judge is writing the summary"
+        if kind == "judge_finished":
+            self.done = self.total
+            return "the Judge has finished"
+        if kind == "run_finished":
+            return f"run finished: {ev.get('status')}"
+        return None
+
+    def heartbeat(self, started: float) -> str:
+        beat = self.beat
+        elapsed = time.monotonic() - started
+        if beat is None:
+            return f"working · {elapsed:.0f}s so far"
+        left = _num(beat.get("run_left_s"))
+        return (
+            f"{beat.get('side')} writing for {_num(beat.get('elapsed_s')):.0f}s · "
+            f"{elapsed:.0f}s so far · about {left:.0f}s left"
+        )
+
+    def value(self, heartbeat: bool = False) -> float:
+        """The next progress value: never lower than the last, strictly higher each time."""
+        v = self.done
+        beat = self.beat
+        if heartbeat and beat is not None:
+            ran, left = _num(beat.get("elapsed_s")), _num(beat.get("turn_left_s"))
+            v += 0.9 * ran / (ran + left) if ran + left > 0 else 0.0
+        v = max(v, self.last + 0.001)
+        self.last = v
+        return round(v, 3)
+
+
+async def follow(run_dir: RunDir, rounds: int, report: Report) -> None:
+    """Return once the run has ended (or its driver has gone away)."""
+    reader = EventReader(run_dir.path / EVENTS_FILE)
+    tracker = Tracker(rounds)
+    started = time.monotonic()
+    last_sent = quiet_since = started
+    while True:
+        events = reader.new()
+        now = time.monotonic()
+        if events:
+            quiet_since = now
+        for ev in events:
+            text = tracker.message(ev)
+            if text is not None:
+                await report(tracker.value(), tracker.total, text)
+                last_sent = time.monotonic()
+        if now - last_sent >= HEARTBEAT_EVERY:
+            await report(tracker.value(heartbeat=True), tracker.total, tracker.heartbeat(started))
+            last_sent = now
+        if not events and now - quiet_since >= IDLE_GRACE:
+            if await anyio.to_thread.run_sync(driver_pid, run_dir.path) is None:
+                return
+            quiet_since = now
+        await anyio.sleep(POLL)
+
+
+def _num(v: object) -> float:
+    return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else 0.0

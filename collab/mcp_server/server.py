@@ -1,0 +1,236 @@
+"""``collab mcp``: the MCP server over stdio, on the official SDK's low-level server
+(the tools' schemas are collab's own, see :mod:`.tools`).
+
+Every debate it starts is driven by a process of its own (``collab.control``), so a
+tool call returns at once (``debate_start``) or only follows the run (``debate``), and a
+client that goes away leaves the debate running. Status and progress come from the
+run's files, so two sessions can follow one run. Nothing but protocol reaches stdout:
+the SDK's stdio transport points fd 1 at stderr while it serves, and the drivers write
+to their run's driver.log.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import warnings
+from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+import anyio
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPDeprecationWarning
+
+from collab import __version__, control
+from collab.control.progress import Change
+from collab.control.status import WAIT_POLL
+from collab.errors import CollabError, UsageError
+from collab.mcp_server.args import Limits, debate_request, load_limits
+from collab.mcp_server.follow import follow
+from collab.mcp_server.tools import MAX_WAIT_S, TOOLS
+from collab.paths import config_path
+from collab.presets import load_presets
+from collab.report import list_document, presets_document
+from collab.state import load_state, stored_runs
+from collab.store import RunDir
+
+log = logging.getLogger("collab.mcp")
+ROOTS_TIMEOUT = 5.0
+INSTRUCTIONS = (
+    "collab runs a structured debate between two AI agents holding opposed expert roles "
+    "and ends it with a neutral Judge's summary. A debate takes minutes: start it with "
+    "debate_start, poll debate_status every 20-60 seconds, then read debate_result and "
+    "present the Judge's TL;DR, the open disagreements, the actions and the cost. Do not "
+    "argue the debate yourself; report what collab returns."
+)
+
+Args = Mapping[str, Any]
+Ctx = ServerRequestContext[Any, Any]
+
+
+class CollabServer:
+    """The tools of one MCP session; the debates it started, for the concurrency cap."""
+
+    def __init__(self, workdir: Path | None = None) -> None:
+        self.workdir = workdir or Path.cwd()
+        self.started: list[str] = []
+        self.handlers: dict[str, Callable[[Ctx, Args], Awaitable[dict[str, object]]]] = {
+            "debate_start": self.debate_start,
+            "debate": self.debate,
+            "debate_status": self.debate_status,
+            "debate_result": self.debate_result,
+            "debate_cancel": self.debate_cancel,
+            "runs_list": self.runs_list,
+            "presets_list": self.presets_list,
+            "server_info": self.server_info,
+        }
+
+    # -- the protocol ----------------------------------------------------------------------
+    async def list_tools(
+        self, ctx: Ctx, params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=list(TOOLS))
+
+    async def call_tool(
+        self, ctx: Ctx, params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        handler = self.handlers.get(params.name)
+        if handler is None:
+            return _error(f"unknown tool {params.name!r}; tools: {', '.join(self.handlers)}")
+        try:
+            doc = await handler(ctx, params.arguments or {})
+        except CollabError as exc:
+            return _error(str(exc))
+        except Exception as exc:  # a bug: keep the server up, say what broke
+            log.exception("tool %s failed", params.name)
+            return _error(f"internal error in {params.name}: {type(exc).__name__}: {exc}")
+        text = json.dumps(doc, ensure_ascii=False)
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=text)], structured_content=doc
+        )
+
+    # -- starting ----------------------------------------------------------------------------
+    async def debate_start(self, ctx: Ctx, args: Args) -> dict[str, object]:
+        started, cfg = await self._start(ctx, args)
+        doc = control.started_document(started, cfg)
+        doc["next"] = (
+            f"The debate runs now (minutes). Poll debate_status with run_id {started.run_id} "
+            "every 20-60 seconds; once its phase is finished or stopped, call debate_result."
+        )
+        return doc
+
+    async def debate(self, ctx: Ctx, args: Args) -> dict[str, object]:
+        started, cfg = await self._start(ctx, args)
+
+        async def report(progress: float, total: float, message: str) -> None:
+            await ctx.session.report_progress(progress, total, message)
+
+        await follow(started.run_dir, cfg.rounds, report)
+        return await anyio.to_thread.run_sync(control.result_of, started.run_id)
+
+    async def _start(self, ctx: Ctx, args: Args) -> tuple[control.Started, Any]:
+        limits = await anyio.to_thread.run_sync(load_limits)
+        running = [r for r in self.started if control.driver_pid(RunDir(r).path) is not None]
+        if len(running) >= limits.max_concurrent:
+            raise UsageError(
+                f"{len(running)} debates started here are still running ({', '.join(running)})"
+                f", the most this server runs at once (max_concurrent in [mcp] of config.toml)"
+                "; wait for one to finish, or stop one with debate_cancel"
+            )
+        root = await self._root(ctx)
+
+        def start() -> tuple[control.Started, Any]:
+            cfg = control.validate(debate_request(args, limits, root))
+            return control.start_detached(cfg, cwd=root, reap=True), cfg
+
+        started, cfg = await anyio.to_thread.run_sync(start)
+        self.started.append(started.run_id)
+        return started, cfg
+
+    async def _root(self, ctx: Ctx) -> Path:
+        """The client's first root (a local directory), else our working directory."""
+        caps = ctx.session.client_capabilities
+        if caps is None or caps.roots is None:
+            return self.workdir
+        try:
+            with anyio.fail_after(ROOTS_TIMEOUT), warnings.catch_warnings():
+                # Deprecated for 2026-07-28 clients, and what every host speaks today.
+                warnings.simplefilter("ignore", MCPDeprecationWarning)
+                roots = (await ctx.session.list_roots()).roots
+        except Exception:
+            log.warning("roots/list failed; using %s", self.workdir, exc_info=True)
+            return self.workdir
+        for root in roots:
+            uri = urlparse(str(root.uri))
+            if uri.scheme == "file" and Path(unquote(uri.path)).is_dir():
+                return Path(unquote(uri.path))
+        return self.workdir
+
+    # -- following -----------------------------------------------------------------------------
+    async def debate_status(self, ctx: Ctx, args: Args) -> dict[str, object]:
+        run_dir = RunDir(_run_id(args))
+        wait = args.get("wait_s", 0)
+        if not isinstance(wait, int | float) or isinstance(wait, bool):
+            raise UsageError(f"wait_s must be a number of seconds, got {wait!r}")
+        if not 0 <= wait <= MAX_WAIT_S:
+            raise UsageError(f"wait_s must be 0–{MAX_WAIT_S} seconds, got {wait:g}")
+        await anyio.to_thread.run_sync(load_state, run_dir)  # unknown run: say so at once
+        if wait:
+            change = Change(run_dir.path)
+            with anyio.move_on_after(wait):
+                while not change.seen(control.driver_pid):
+                    await anyio.sleep(WAIT_POLL)
+        return await anyio.to_thread.run_sync(control.status_document, run_dir)
+
+    async def debate_result(self, ctx: Ctx, args: Args) -> dict[str, object]:
+        return await anyio.to_thread.run_sync(control.result_of, _run_id(args))
+
+    async def debate_cancel(self, ctx: Ctx, args: Args) -> dict[str, object]:
+        return await anyio.to_thread.run_sync(control.cancel, _run_id(args))
+
+    # -- reference -----------------------------------------------------------------------------
+    async def runs_list(self, ctx: Ctx, args: Args) -> dict[str, object]:
+        limit = args.get("limit", 20)
+        if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 200:
+            raise UsageError(f"limit must be 1–200, got {limit!r}")
+        doc = list_document((await anyio.to_thread.run_sync(stored_runs))[:limit])
+        doc["server"] = await self.server_info(ctx, {})
+        return doc
+
+    async def presets_list(self, ctx: Ctx, args: Args) -> dict[str, object]:
+        return presets_document((await anyio.to_thread.run_sync(load_presets)).values())
+
+    async def server_info(self, ctx: Ctx, args: Args) -> dict[str, object]:
+        limits: Limits = await anyio.to_thread.run_sync(load_limits)
+        active = [r for r in self.started if control.driver_pid(RunDir(r).path) is not None]
+        return {
+            "schema": "collab.server/1",
+            "name": "collab",
+            "version": __version__,
+            "limits": {"max_cost": limits.max_cost, "max_concurrent": limits.max_concurrent},
+            "runner": "subprocess",
+            "active_runs": active,
+            "workdir": str(self.workdir),
+            "config": str(config_path()),
+        }
+
+
+def _run_id(args: Args) -> str:
+    run_id = args.get("run_id")
+    if not isinstance(run_id, str):
+        raise UsageError("run_id is required: the id debate_start returned (or runs_list)")
+    return run_id
+
+
+def _error(message: str) -> types.CallToolResult:
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=message)], is_error=True
+    )
+
+
+def build_server(workdir: Path | None = None) -> Server[Any]:
+    tools = CollabServer(workdir)
+    return Server(
+        "collab",
+        version=__version__,
+        title="collab: two-sided expert debates",
+        instructions=INSTRUCTIONS,
+        on_list_tools=tools.list_tools,
+        on_call_tool=tools.call_tool,
+    )
+
+
+def serve() -> None:
+    """Serve one client over stdin/stdout until it closes stdin."""
+
+    async def main() -> None:
+        server = build_server()
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+
+    anyio.run(main)

@@ -1,0 +1,208 @@
+"""The MCP tools collab serves: names, descriptions, JSON input schemas, output schemas
+(the same JSON Schemas as the ``--json`` documents) and their behaviour hints."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mcp_types as types
+
+from collab.report import SCHEMAS
+
+_RUN_ID = {
+    "type": "string",
+    "pattern": "^[A-Za-z0-9_-]{1,64}$",
+    "description": "The run id debate_start returned (or one from runs_list).",
+}
+
+# What a debate takes over MCP: every option of `collab debate` that makes sense for a
+# remote caller. Not agent_command or keep_temp (they run or keep a user-given command
+# line), nor allow_secrets (a person says that, per command, on the command line).
+# Ranges and choices are checked by collab itself, with the CLI's messages.
+DEBATE_PROPS: dict[str, dict[str, Any]] = {
+    "topic": {"type": "string", "description": "What to debate: a short question, under "
+              "2000 characters (e.g. 'JWT or server sessions for our API?'). Put the details "
+              "in context files."},
+    "preset": {"type": "string", "description": "A pair of opposed roles (presets_list), e.g. "
+               "security-vs-performance. Default: advocate-vs-devils-advocate."},
+    "role_a": {"type": "string", "description": "A custom Role A, 'Name: what it values and "
+               "the evidence it reaches for'. Needs role_b; not with preset."},
+    "role_b": {"type": "string", "description": "A custom Role B, like role_a."},
+    "rounds": {"type": "integer", "minimum": 2, "maximum": 7,
+               "description": "Rounds of one turn per side. Default 3."},
+    "context": {"type": "array", "items": {"type": "string"}, "maxItems": 20,
+                "description": "Paths of UTF-8 text files both sides read (a design doc, a "
+                "diff). Relative paths resolve against the client's first root, else the "
+                "server's working directory. 60000 characters in all by default."},
+    "agent": {"type": "string", "description": "The agent CLI for both roles and the Judge: "
+              "claude (default), codex, gemini, ollama, llm, or one from the user's "
+              "config.toml."},
+    "agent_a": {"type": "string", "description": "The agent for Role A."},
+    "agent_b": {"type": "string", "description": "The agent for Role B."},
+    "judge_agent": {"type": "string", "description": "The agent for the Judge."},
+    "model": {"type": "string", "description": "The model for both roles and the Judge "
+              "(e.g. sonnet, opus); default: the agent's own."},
+    "model_a": {"type": "string", "description": "The model for Role A."},
+    "model_b": {"type": "string", "description": "The model for Role B."},
+    "judge_model": {"type": "string", "description": "The model for the Judge."},
+    "opening": {"type": "string", "enum": ["blind", "sequential"], "description": "blind "
+                "(default): both sides open at once, neither seeing the other; sequential: "
+                "A opens, B answers A."},
+    "lang": {"type": "string", "enum": ["auto", "en", "ja"],
+             "description": "Prompt and summary language. Default auto (from the topic)."},
+    "budget": {"type": "number", "exclusiveMinimum": 0,
+               "description": "Seconds for the whole debate. Default 900."},
+    "timeout": {"type": "number", "exclusiveMinimum": 0,
+                "description": "Seconds per turn. Default 120."},
+    "judge_timeout": {"type": "number", "exclusiveMinimum": 0,
+                      "description": "Seconds for the Judge. Default 180."},
+    "max_chars": {"type": "integer", "minimum": 100,
+                  "description": "Prose limit per reply, in characters. Default 1000."},
+    "max_cost": {"type": "number", "exclusiveMinimum": 0, "description": "Stop before a "
+                 "turn once this many USD are spent. Default and ceiling: the server's cap "
+                 "(server_info limits.max_cost)."},
+    "context_budget": {"type": "integer", "minimum": 1,
+                       "description": "Characters of context, all files together."},
+    "runner": {"type": "string", "enum": ["subprocess", "tmux"], "description": "Where turns "
+               "run: subprocess (default) or tmux (a pane the user can watch)."},
+    "tools": {"type": "string", "enum": ["none", "read"], "description": "none (default), "
+              "or read: the agents may read files in the working directory (code reviews)."},
+    "agent_setup": {"type": "string", "enum": ["lean", "inherit"], "description": "lean "
+                    "(default): turns without the user's hooks, MCP servers, skills or "
+                    "memory; inherit: with them."},
+}  # fmt: skip
+
+
+def _input(props: dict[str, dict[str, Any]], required: tuple[str, ...] = ()) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": props,
+        "required": list(required),
+        "additionalProperties": False,
+    }
+
+
+def _output(name: str, **extra: dict[str, Any]) -> dict[str, Any]:
+    """A document's schema as an MCP outputSchema: no ``$schema``/``$id`` (two tools
+    share a document, and validators key compiled schemas by ``$id``)."""
+    schema = {k: v for k, v in SCHEMAS[name].items() if k not in ("$schema", "$id")}
+    if extra:
+        schema["properties"] = {**schema["properties"], **extra}
+    return schema
+
+
+def _hints(*, read_only: bool, destructive: bool = False, idempotent: bool = False,
+           open_world: bool = False, title: str) -> types.ToolAnnotations:  # fmt: skip
+    return types.ToolAnnotations(
+        title=title,
+        read_only_hint=read_only,
+        destructive_hint=destructive,
+        idempotent_hint=idempotent,
+        open_world_hint=open_world,
+    )
+
+
+MAX_WAIT_S = 50  # under the 60 s that MCP clients commonly allow a call
+_WAIT = {
+    "type": "number",
+    "minimum": 0,
+    "maximum": MAX_WAIT_S,
+    "description": "Seconds to wait for the next step before answering. Default 0.",
+}
+_LIMIT = {
+    "type": "integer",
+    "minimum": 1,
+    "maximum": 200,
+    "description": "At most this many runs. Default 20.",
+}
+_FOLLOW = (
+    "The debate runs on in its own process, whatever happens to this connection; "
+    "a user can watch it live with `collab watch RUN_ID`."
+)
+
+TOOLS: tuple[types.Tool, ...] = (
+    types.Tool(
+        name="debate_start",
+        title="Start a debate",
+        description="Start a structured debate between two AI agents holding opposed expert "
+        "roles, ended by a neutral Judge's summary, and return at once with its run_id. A "
+        "debate takes minutes: follow it with debate_status (every 20-60 s), then read it "
+        "with debate_result. Inputs are checked before anything starts (a bad preset, "
+        "path or option is an error and starts nothing). " + _FOLLOW,
+        input_schema=_input(DEBATE_PROPS, ("topic",)),
+        output_schema=_output("collab.started/1", next={"type": "string"}),
+        annotations=_hints(read_only=False, open_world=True, title="Start a debate"),
+    ),
+    types.Tool(
+        name="debate_status",
+        title="Debate status",
+        description="Where a debate is: status, phase (starting, debating, judging, "
+        "finishing, finished, stopped), round, turns done, issue-ledger counts, the last turn "
+        "in one line, elapsed and estimated remaining seconds, cost so far. With wait_s it "
+        "first waits (up to 50 s) until a turn or the Judge ends or the run stops, so one "
+        "call per step is enough.",
+        input_schema=_input({"run_id": _RUN_ID, "wait_s": _WAIT}, ("run_id",)),
+        output_schema=_output("collab.status/1"),
+        annotations=_hints(read_only=True, idempotent=True, title="Debate status"),
+    ),
+    types.Tool(
+        name="debate_result",
+        title="Debate result",
+        description="The result of a debate that has ended: the Judge's Markdown summary "
+        "(judge.markdown), the issue ledger, the verdict, cost and file paths "
+        "(collab.result/1). An error while the debate still runs: poll debate_status first.",
+        input_schema=_input({"run_id": _RUN_ID}, ("run_id",)),
+        output_schema=_output("collab.result/1"),
+        annotations=_hints(read_only=True, idempotent=True, title="Debate result"),
+    ),
+    types.Tool(
+        name="debate_cancel",
+        title="Cancel a debate",
+        description="Stop a running debate like Ctrl-C: the turn in flight is abandoned, "
+        "everything before it is saved, and `collab resume RUN_ID` continues it later. "
+        "Returns the status after it stopped.",
+        input_schema=_input({"run_id": _RUN_ID}, ("run_id",)),
+        output_schema=_output("collab.status/1"),
+        annotations=_hints(
+            read_only=False, destructive=True, idempotent=True, title="Cancel a debate"
+        ),
+    ),
+    types.Tool(
+        name="debate",
+        title="Run a debate to the end",
+        description="Run a debate and wait for its end, with a progress notification per "
+        "turn and a heartbeat in between; returns the result (collab.result/1). Takes "
+        "minutes: use it only where tool calls may run that long, else debate_start. "
+        "Same inputs as debate_start. " + _FOLLOW,
+        input_schema=_input(DEBATE_PROPS, ("topic",)),
+        output_schema=_output("collab.result/1"),
+        annotations=_hints(read_only=False, open_world=True, title="Run a debate to the end"),
+    ),
+    types.Tool(
+        name="runs_list",
+        title="List debates",
+        description="Debates kept on this machine, newest first: run_id, topic, status, "
+        "stop reason, cost; with this server's limits.",
+        input_schema=_input({"limit": _LIMIT}),
+        output_schema=_output("collab.list/1", server=_output("collab.server/1")),
+        annotations=_hints(read_only=True, idempotent=True, title="List debates"),
+    ),
+    types.Tool(
+        name="presets_list",
+        title="List presets",
+        description="The pairs of opposed roles a debate can use (preset), with what each "
+        "pair is for.",
+        input_schema=_input({}),
+        output_schema=_output("collab.presets/1"),
+        annotations=_hints(read_only=True, idempotent=True, title="List presets"),
+    ),
+    types.Tool(
+        name="server_info",
+        title="Server info",
+        description="This server's version and limits: the default and ceiling of max_cost "
+        "per debate, how many debates it runs at once, and which of its debates run now.",
+        input_schema=_input({}),
+        output_schema=_output("collab.server/1"),
+        annotations=_hints(read_only=True, idempotent=True, title="Server info"),
+    ),
+)
