@@ -79,6 +79,9 @@ def _parser(*, raw_html: bool, breaks: bool) -> MarkdownIt:
     md.enable(["table", "strikethrough"])
     # The page loads no image (CSP, allowlist); ``![alt](url)`` stays a visible link instead.
     md.disable("image")
+    # ``<scheme:…>`` autolinks would eat the brackets of text such as ``<<<END:REPLY>>>``
+    # (and make a link of it): angle brackets stay text; ``[text](url)`` links still work.
+    md.disable("autolink")
     md.add_render_rule("table_open", _table_open)
     md.add_render_rule("table_close", _table_close)
     return md

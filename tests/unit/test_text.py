@@ -1,16 +1,18 @@
 """One hostile string, three outputs: what the terminal, the prompt and the HTML page keep.
 
 Every row is one trick a model reply or a context file may play. ``terminal`` is what
-collab prints (and stores), ``prompt`` what the other side's next prompt carries,
-``html`` the visible text of the report page. Why each keeps what it keeps is in the row.
+collab prints (and stores), ``prompt`` what the other side's next prompt carries, and
+the HTML test what the report page shows of it. Why each keeps what it keeps is in the row.
 """
 
 from __future__ import annotations
 
+from html.parser import HTMLParser
 from typing import NamedTuple
 
 import pytest
 
+from collab.report.markup import prose_html
 from collab.text import cap, clean, for_prompt, md_cell, one_line, truncate
 
 ESC = "\x1b"
@@ -71,6 +73,39 @@ ROWS = [
 def test_terminal_and_prompt_paths(row: Row) -> None:
     assert clean(row.text) == row.terminal, row.why
     assert for_prompt(row.text, 10_000) == row.prompt, row.why
+
+
+class _Page(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.text: list[str] = []
+        self.tags: list[str] = []
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+
+
+# What the report page shows of each row: the terminal's text, rendered as Markdown (a
+# fence becomes a code block, newlines line breaks), escaped; nothing else of it is markup.
+HTML_SHOWS = {
+    "tab-newline-kept": "a b c", "crlf-cr-unicode-newlines": "a b c d e",
+    "fake-fence": '{"new_points": []}', "tilde-fence": "x",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[r.test_id for r in ROWS])
+def test_html_path(row: Row) -> None:
+    html = str(prose_html(row.text))
+    for bad in ("\x1b", "\x00", "\x07", "\x9b", "\u202e", "\u2066", "\u200b", "\ufeff", "\r"):
+        assert bad not in html, (row.test_id, repr(bad))
+    page = _Page()
+    page.feed(html)
+    assert set(page.tags) <= {"p", "br", "pre", "code"}, page.tags  # no link, no script
+    shown = " ".join("".join(page.text).split())
+    assert shown == HTML_SHOWS.get(row.test_id, " ".join(row.terminal.split())), row.why
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[r.test_id for r in ROWS])
