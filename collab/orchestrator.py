@@ -6,7 +6,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -29,8 +29,9 @@ from collab.events import Fanout, Listener, Locked
 from collab.judging import labels_for
 from collab.labels import first_side
 from collab.ledger import Side
-from collab.parallel import run_parallel
+from collab.parallel import hold_signals, run_parallel
 from collab.prompts import Prompts, TurnView
+from collab.request import context_drift
 from collab.runners import RunnerFactory, runner_factory
 from collab.runners.base import Runner
 from collab.runners.turnfiles import TurnDir, reap_stale, stop_agents
@@ -121,6 +122,10 @@ class Orchestrator:
             self.ui.run_started(
                 self.state.run_id, self.cfg, runner.name, runner.attach_hint(), self.resumed
             )
+            for note in context_drift(self.cfg.contexts) if self.resumed else []:
+                self.ui.warning(note)  # the run keeps the context text saved in state.json
+                if note not in self.state.warnings:
+                    self.state.warnings.append(note)
             self._debate(caller, runner)
             self._judge(caller)
             spoke = [t for t in self.state.turns if t.status in ("ok", "abstain")]
@@ -134,7 +139,7 @@ class Orchestrator:
             self._write_reports()
             end = (EXIT_OK if self.state.status == "done" else EXIT_FAILED, self.state.error)
         except KeyboardInterrupt:
-            _hold_signals()  # a second Ctrl-C/SIGTERM must not cut the save short
+            hold_signals()  # a second Ctrl-C/SIGTERM must not cut the save short
             if self.state.status == "done":
                 # The signal came after the debate ended: keep the result, finish the files.
                 self._write_reports()
@@ -383,13 +388,5 @@ def _sigterm_as_interrupt() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, old)
-        if old_int is not None:  # _hold_signals may have replaced it
+        if old_int is not None:  # hold_signals may have replaced it
             signal.signal(signal.SIGINT, old_int)
-
-
-def _hold_signals() -> None:
-    """Once a run is stopping, more Ctrl-C or SIGTERM are ignored until the state is saved
-    and the temp dir removed; then the run exits 130 (handlers are restored on the way out)."""
-    with suppress(ValueError):  # not the main thread: the signals go elsewhere
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(sig, lambda signum, frame: None)

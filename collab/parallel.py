@@ -5,13 +5,19 @@ thread waits in short joins. On Ctrl-C/SIGTERM (KeyboardInterrupt) or when one t
 fails, ``cancel`` is set: a task's agent call notices it within ~50 ms
 (``TurnCancelled``), kills its agent's process group and ends. Then the first real
 error is raised in the main thread (KeyboardInterrupt first), after every task ended.
+
+``hold_signals``: once a run is stopping, further Ctrl-C/SIGTERM are ignored, so that
+the state is saved and the temp dir removed whatever the user presses (the run then
+exits 130; its caller restores the handlers).
 """
 
 from __future__ import annotations
 
+import signal
 import threading
 import time
 from collections.abc import Callable, Mapping
+from contextlib import suppress
 
 from collab.runners.base import TurnCancelled
 
@@ -54,3 +60,10 @@ def run_parallel(tasks: Mapping[str, Callable[[], None]], cancel: threading.Even
         raise real[0]
     if errors:
         raise next(iter(errors.values()))
+
+
+def hold_signals() -> None:
+    """Ignore Ctrl-C and SIGTERM from now on (in the main thread; elsewhere a no-op)."""
+    with suppress(ValueError):  # not the main thread: the signals go to another one
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, lambda signum, frame: None)

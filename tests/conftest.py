@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.helpers import processes_of, wait_until
 
 _LEAKY = ("TMUX", "TMUX_PANE", "CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "COLLAB_TMUX_SOCKET")
 
@@ -38,26 +39,22 @@ def hermetic_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pa
 
 
 @pytest.fixture
-def no_agent_processes() -> Iterator[None]:
-    """Fail a test that leaves a process of ours behind."""
-    before = _our_pids()
+def no_agent_processes(hermetic_env: Path) -> Iterator[None]:
+    """Fail a test that leaves a process of its own behind: an agent, a pane's shell, a
+    collab (anything that inherited this test's COLLAB_HOME; tmux servers aside, which
+    the ``server`` fixture reaps). Other tests' processes never count. Name it first
+    among a test's fixtures, so that it checks after the others have cleaned up."""
     yield
-    left = _our_pids() - before
-    assert not left, f"processes left behind: {left}"
+    if not wait_until(lambda: not processes_of(hermetic_env), 10):
+        left = {pid: _cmdline(pid) for pid in processes_of(hermetic_env)}
+        pytest.fail(f"processes left behind: {left}")
 
 
-def _our_pids() -> set[int]:
-    out: set[int] = set()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmd = (entry / "cmdline").read_bytes()
-        except OSError:
-            continue
-        if b"fake_agent.py" in cmd or b"collab-test-sleeper" in cmd:
-            out.add(int(entry.name))
-    return out - {os.getpid()}
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return "?"
 
 
 FAKE_AGENT = Path(__file__).parent / "fakes" / "fake_agent.py"

@@ -19,6 +19,7 @@ import pytest
 from collab.cli import main
 from collab.presets import DEFAULT_PRESET, get_preset, load_presets
 from tests.conftest import FakeAgent, contract_block
+from tests.e2e.test_inputs import ALL_TOOLS, LOGIN_VARS, bin_dir
 from tests.helpers import wait_until
 
 ROLE_A = "(Role A) in a structured debate"
@@ -227,16 +228,35 @@ def test_presets_show_unknown(cli: Callable[..., Outcome]) -> None:
     assert doc["schema"] == "collab.error/1" and doc["exit_code"] == 2
 
 
-def test_doctor_json_shape(cli: Callable[..., Outcome]) -> None:
-    """Whatever this machine has: one document, and the exit code agrees with ``ok``.
-    (tests/test_inputs.py checks each prerequisite present and missing.)"""
+@pytest.mark.parametrize("logged_in", [True, False], ids=["ready", "not-logged-in"])
+def test_doctor_json_shape(
+    cli: Callable[..., Outcome],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    logged_in: bool,
+) -> None:
+    """A machine made for the test (tmux, bash, setsid and a claude on PATH; an API key or
+    no login at all), so the exit code and every check's level are known exactly, not
+    merely consistent with each other. (tests/e2e/test_inputs.py checks each prerequisite
+    present and missing.) Mutant killed (the old ``code == (0 if ok else 3)`` passed it):
+    ``claude_login`` reporting "ok" with no login at all."""
+    path = bin_dir(tmp_path, ALL_TOOLS, claude=True)
+    monkeypatch.setenv("PATH", str(path))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    for var in LOGIN_VARS:
+        monkeypatch.delenv(var, raising=False)
+    if logged_in:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-a-key")
     res = cli("doctor", "--json")
     doc = res.json()
     assert doc["schema"] == "collab.doctor/1"
-    assert res.code == (0 if doc["ok"] else 3)
-    names = [c["name"] for c in doc["checks"]]
-    assert {"tmux", "bash", "setsid", "agent claude", "data dir"} <= set(names)
-    assert doc["ok"] is all(c["level"] != "fail" for c in doc["checks"])
+    assert res.code == (0 if logged_in else 3), res
+    assert doc["ok"] is logged_in
+    assert {c["name"]: c["level"] for c in doc["checks"]} == {
+        "tmux": "ok", "inside tmux": "info", "bash": "ok", "setsid": "ok",
+        "agent claude": "ok", "claude login": "ok" if logged_in else "fail", "data dir": "ok",
+        "runs": "ok",
+    }  # fmt: skip
 
 
 # -- debate / list / show --json ---------------------------------------------------------------

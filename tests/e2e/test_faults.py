@@ -333,6 +333,7 @@ def test_f5_pane_killed_mid_turn_is_recreated_and_the_turn_rerun(
 
 
 def test_f6_tmux_server_killed_fails_resumably_then_resume_completes(
+    no_agent_processes: None,
     tmux: Server,
     fake_agent: FakeAgent,
     tmp_path: Path,
@@ -383,6 +384,7 @@ def test_f6_tmux_server_killed_fails_resumably_then_resume_completes(
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_f7_signal_mid_turn_interrupts_cleanly_and_resume_finishes(
+    no_agent_processes: None,
     tmux: Server,
     fake_agent: FakeAgent,
     private_tmp: Path,
@@ -434,23 +436,28 @@ def test_f7_signal_mid_turn_interrupts_cleanly_and_resume_finishes(
 
 
 def test_f8_sigkill_mid_turn_then_resume_loses_and_repeats_nothing(
+    no_agent_processes: None,
     tmux: Server,
     fake_agent: FakeAgent,
+    private_tmp: Path,
     tmp_path: Path,
     spawned: list[Spawned],
     capsys: pytest.CaptureFixture[str],
 ) -> None:
+    """Mutant killed: with the ``reap_stale`` call in ``Orchestrator._run`` removed, the
+    orphan (which would answer only after a minute) outlives the resume and the killed
+    run's temp dir is left behind; both are checked here, right after the resume."""
     n = 2
     orphan_reply = say(
         "ORPHAN-B1 answered after its orchestrator died",
         new=[("Orphan point", "must never reach the ledger")],
-        sleep=3,
+        sleep=90,
     )
     fake_agent.script(
         [JUDGE_OK, opener("A", 1, n), turn_rule("B", 1, n, orphan_reply, say("B1 resumed"))],
         KEEP_OPEN,
     )
-    proc = spawn_collab(debate_args(rounds=n, timeout=90), tmp_path)
+    proc = spawn_collab(debate_args(rounds=n, timeout=120), tmp_path)
     spawned.append(proc)
     (orphan_call,) = wait_for_calls(fake_agent, "B", 1, n)
     os.kill(proc.proc.pid, signal.SIGKILL)
@@ -459,13 +466,19 @@ def test_f8_sigkill_mid_turn_then_resume_loses_and_repeats_nothing(
     before = read_state(run_id)
     assert before.status == "running"  # as the killed process left it
     assert [(t.round_no, t.side) for t in before.turns] == [(1, "A")]
+    assert before.temp_dir is not None
+    stale = Path(before.temp_dir)
+    assert collab_tmpdirs(private_tmp) == [stale]
+    (orphan,) = pids([orphan_call])
+    assert pid_alive(orphan), "the orphan must still be running when the resume starts"
 
     res = run_cli(capsys, "resume", run_id, "--json")
     assert res.code == 0, res.err
     assert res.doc()["run_id"] == run_id
-    # Let the orphan finish its reply, then check it changed nothing.
-    (orphan,) = pids([orphan_call])
-    assert wait_until(lambda: not pid_alive(orphan), WAIT), "the orphaned agent never ended"
+    # The resume stopped the orphan (it would sleep on for a minute) and removed its dir.
+    assert wait_until(lambda: not pid_alive(orphan), 5), "the orphaned agent was not stopped"
+    assert not stale.exists(), "the killed run's temp dir was left behind"
+    assert collab_tmpdirs(private_tmp) == []
     state = read_state(run_id)
     assert state.status == "done" and state.rounds_done() == n
     assert_each_turn_once(state)
@@ -479,6 +492,7 @@ def test_f8_sigkill_mid_turn_then_resume_loses_and_repeats_nothing(
 
 
 def test_f8_sigkill_between_turns_then_resume_loses_and_repeats_nothing(
+    no_agent_processes: None,
     tmux: Server,
     fake_agent: FakeAgent,
     private_tmp: Path,
@@ -510,9 +524,14 @@ def test_f8_sigkill_between_turns_then_resume_loses_and_repeats_nothing(
     os.kill(proc.proc.pid, signal.SIGKILL)
     proc.wait()
     assert not turn_calls(fake_agent.calls(), "B", 1, n)
+    assert collab_tmpdirs(private_tmp) == [tdir]
 
     res = run_cli(capsys, "resume", run_id, "--json")
     assert res.code == 0, res.err
+    # Mutant killed: without ``reap_stale`` in ``Orchestrator._run`` the killed run's temp
+    # dir (with the FIFO in it) is left behind.
+    assert not tdir.exists(), "the killed run's temp dir was left behind"
+    assert collab_tmpdirs(private_tmp) == []
     state = read_state(run_id)
     assert state.status == "done" and state.rounds_done() == n
     assert_each_turn_once(state)
@@ -538,10 +557,18 @@ def test_f11_budget_spent_stops_with_timeout_and_still_judges(
     assert doc["status"] == "done"
     assert doc["stop_reason"] == "timeout"
     assert doc["rounds"]["done"] < n
-    assert doc["judge"] is not None and doc["judge"]["markdown"]
-    if not doc["judge"]["fallback"]:
-        assert "JUDGE-SUMMARY" in doc["judge"]["markdown"]
-    assert Path(doc["paths"]["judge"]).is_file()
+    # The Judge is asked exactly once, budget or not (its own --judge-timeout bounds it),
+    # and its answer is the summary: a ledger fallback is not accepted here.
+    # Mutant killed: ``Orchestrator._judge`` skipping the call when stop_reason is
+    # "timeout" (a fallback summary, no judge call).
+    assert len(judge_calls(fake_agent.calls())) == 1
+    assert doc["judge"]["fallback"] is False
+    assert doc["judge"]["markdown"].startswith("## TL;DR\n- JUDGE-SUMMARY all said")
+    judge_md = Path(doc["paths"]["judge"]).read_text(encoding="utf-8")
+    assert judge_md.startswith("## TL;DR\n- JUDGE-SUMMARY all said")
+    state = read_state(doc["run_id"])
+    assert state.judge is not None and state.judge.meta is not None
+    assert (state.judge.meta.attempts, state.judge.raw) == (1, "## TL;DR\n- JUDGE-SUMMARY all said")
 
 
 # -- the judge fails; every turn fails -------------------------------------------------------

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -215,8 +216,8 @@ CASES = [
         debate("--context", "{d}/adir"),
         "context path is a directory, not a file: {d}/adir",
     ),
-    # Tests run as root, which reads a chmod 000 file anyway; a FIFO cannot be read as a
-    # file by anyone (and must not block the CLI): see also test_context_unreadable_mode.
+    # A FIFO cannot be read as a file by anyone (and must not block the CLI); a chmod 000
+    # file is test_context_unreadable_mode (as an unprivileged user when run as root).
     Case(
         "context-unreadable-fifo",
         debate("--context", "{d}/fifo"),
@@ -366,16 +367,25 @@ def message_in(case: Case, d: Path, line: str) -> bool:
     return case.message.replace("{d}", str(d)) in line and all(w in line for w in case.also)
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a chmod 000 file; the FIFO row covers it")
-def test_context_unreadable_mode(
-    capsys: pytest.CaptureFixture[str], watched: Path, inputs: Path
-) -> None:
+def test_context_unreadable_mode(watched: Path, inputs: Path) -> None:
+    """A chmod 000 context file: exit 2, one line, nothing started. Root reads such a file
+    anyway (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH), and CI runs as root: then collab runs
+    as a root without those two capabilities (setpriv, util-linux), which the kernel holds
+    to the file's mode like anyone else; so this row runs everywhere. Mutant killed (the
+    skipped row could not see it in CI): ``load_context`` letting the OSError through."""
     secret = inputs / "secret.txt"
     secret.write_text("hidden", encoding="utf-8")
     secret.chmod(0)
-    res = run_main(capsys, ["debate", TOPIC, *SAFE, "--context", str(secret)])
-    assert res.code == 2
-    assert f"cannot read context file {secret}" in _one_line(res.err)
+    argv = [sys.executable, "-m", "collab", "debate", TOPIC, *SAFE, "--context", str(secret)]
+    if os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        assert setpriv, "setpriv (util-linux) is needed to drop root's file-mode override"
+        argv = [setpriv, "--bounding-set=-dac_override,-dac_read_search", *argv]
+    res = subprocess.run(argv, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert res.returncode == 2, res
+    assert res.stdout == ""
+    line = _one_line(res.stderr)
+    assert line == f"collab: cannot read context file {secret}: Permission denied"
 
 
 def test_malformed_batch_file_reports_line(

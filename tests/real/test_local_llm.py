@@ -39,7 +39,8 @@ def test_two_round_debate_with_a_real_local_model(
         ],
         capture_output=True, text=True, timeout=1500,
     )  # fmt: skip
-    assert res.returncode in (0, 1), res.stderr
+    # Exit 1 would mean every turn failed (or the runner did): not a debate that finished.
+    assert res.returncode == 0, res.stderr
     doc = json.loads(res.stdout)
     assert doc["schema"] == "collab.result/1"
     assert doc["rounds"]["done"] >= 1
