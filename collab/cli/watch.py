@@ -9,7 +9,6 @@ driver died, or it was stopped) ends the watch with a line saying how to resume 
 from __future__ import annotations
 
 import json
-import os
 import time
 from pathlib import Path
 from typing import Annotated
@@ -17,6 +16,7 @@ from typing import Annotated
 import typer
 
 from collab.cli.live import DebateView
+from collab.control.liveness import driver_pid
 
 POLL = 0.05
 # With no driver alive and nothing new for this long, the run is not going anywhere.
@@ -101,17 +101,5 @@ def _event(line: str) -> dict[str, object] | None:
 
 
 def _driven(path: Path) -> bool:
-    """Is the process that last took the run's lock still alive?"""
-    try:
-        pid = int((path / "lock").read_text(encoding="utf-8").strip() or "0")
-    except (OSError, ValueError):
-        return False
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    """Is someone driving the run (or a detached driver about to)?"""
+    return driver_pid(path) is not None

@@ -3,15 +3,13 @@ the way Ctrl-C does (SIGTERM to its driver: agents stopped, state saved, resumab
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
 import time
 
 from collab.control.liveness import driver_pid, pid_alive
 from collab.control.status import status_document
 from collab.errors import UsageError
 from collab.report import result_document
+from collab.runners.detach import stop_driver
 from collab.state import load_state
 from collab.store import RunDir
 
@@ -52,8 +50,7 @@ def cancel(run_id: str, wait: float = CANCEL_WAIT) -> dict[str, object]:
     load_state(run_dir)  # a clear error for an unknown run
     pid = driver_pid(run_dir.path)
     if pid is not None:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGTERM)
+        stop_driver(pid)
         end = time.monotonic() + wait
         while pid_alive(pid) and time.monotonic() < end:
             time.sleep(_POLL)

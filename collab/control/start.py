@@ -8,10 +8,6 @@ Besides ``runners/`` and ``batch/pool``, this is the one place that starts a pro
 
 from __future__ import annotations
 
-import os
-import site
-import subprocess
-import sys
 import threading
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
@@ -22,6 +18,7 @@ from collab.config import DebateConfig
 from collab.control.liveness import DRIVER_PID_FILE
 from collab.preflight import check_prerequisites
 from collab.request import DebateRequest, build_config
+from collab.runners.detach import spawn_driver
 from collab.state import RunState
 from collab.store import RunDir, atomic_write, new_run_id
 
@@ -55,41 +52,11 @@ def start_detached(
     so that it leaves no zombie; a command that exits right away leaves that to init."""
     run_dir = RunDir(new_run_id())
     run_dir.create(RunState(run_id=run_dir.run_id, config=cfg, status="pending").to_dict())
-    proc = _spawn(run_dir, cwd, env)
+    proc = spawn_driver(run_dir.run_id, run_dir.path / DRIVER_LOG, cwd, env)
     atomic_write(run_dir.path / DRIVER_PID_FILE, f"{proc.pid}\n")
     if reap:
         threading.Thread(target=proc.wait, name=f"reap-{proc.pid}", daemon=True).start()
     return Started(run_dir.run_id, proc.pid, run_dir)
-
-
-def _spawn(
-    run_dir: RunDir, cwd: Path | None, env: Mapping[str, str] | None
-) -> subprocess.Popen[bytes]:
-    log = open(run_dir.path / DRIVER_LOG, "ab")  # noqa: SIM115 - handed to the child
-    try:
-        # -P: a ./collab directory in the working directory (the client's project) must
-        # not stand in for this package; the package is found where it was found here.
-        return subprocess.Popen(
-            [sys.executable, "-P", "-m", "collab.detached", run_dir.run_id],
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=log,
-            cwd=cwd,
-            env=_child_env(os.environ if env is None else env),
-            start_new_session=True,
-            close_fds=True,
-        )
-    finally:
-        log.close()
-
-
-def _child_env(env: Mapping[str, str]) -> dict[str, str]:
-    out = dict(env)
-    root = str(Path(__file__).resolve().parents[2])
-    if root not in {*site.getsitepackages(), site.getusersitepackages()}:
-        # A source checkout (or PYTHONPATH) install: say where the package is.
-        out["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
-    return out
 
 
 STARTED_SCHEMA = "collab.started/1"
