@@ -11,6 +11,7 @@ No CLI framework, no terminal: stdin is closed, stdout and stderr go to the run'
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 
 from collab.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, CollabError
 from collab.events import Listener
@@ -21,12 +22,20 @@ from collab.store import RunDir
 
 
 def main(argv: list[str]) -> int:
+    return drive_one(argv, "collab.detached")
+
+
+def drive_one(argv: list[str], prog: str, go: Callable[[], bool] | None = None) -> int:
+    """Drive the run named in ``argv`` to its end (or to a saved stop); the CLI's exit
+    code. ``go``, when given, is asked once the run is loaded: False means "not needed"."""
     if len(argv) != 1:
-        sys.stderr.write("usage: python -m collab.detached RUN_ID\n")
+        sys.stderr.write(f"usage: python -m {prog} RUN_ID\n")
         return EXIT_USAGE
     try:
         run_dir = RunDir(argv[0])
         state = load_state(run_dir)
+        if go is not None and not go():
+            return EXIT_OK
         if state.status == "done":
             return EXIT_OK
         check_prerequisites(state.config)

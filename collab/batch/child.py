@@ -10,33 +10,11 @@ from __future__ import annotations
 
 import sys
 
-from collab.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, CollabError
-from collab.events import Listener
-from collab.orchestrator import drive
-from collab.preflight import check_prerequisites
-from collab.state import load_state
-from collab.store import RunDir
+from collab.detached import drive_one
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 1:
-        sys.stderr.write("usage: python -m collab.batch.child RUN_ID\n")
-        return EXIT_USAGE
-    try:
-        run_dir = RunDir(argv[0])
-        state = load_state(run_dir)
-        if not sys.stdin.buffer.read(1):
-            return EXIT_OK
-        if state.status == "done":
-            return EXIT_OK
-        check_prerequisites(state.config)
-        state = drive(state, run_dir, Listener(), resumed=state.status != "pending")
-    except CollabError as exc:
-        sys.stderr.write(f"collab: {exc}\n")
-        return exc.exit_code
-    except KeyboardInterrupt:
-        return EXIT_INTERRUPTED
-    return EXIT_FAILED if state.status == "failed" else EXIT_OK
+    return drive_one(argv, "collab.batch.child", go=lambda: bool(sys.stdin.buffer.read(1)))
 
 
 if __name__ == "__main__":
