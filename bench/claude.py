@@ -2,11 +2,11 @@
 
 Side by side, interleaved: bare ``claude -p --output-format json --no-session-persistence
 < prompt`` calls timed directly (same env, same working directory), and 3-round debates
-(+ judge) driven in-process by the Orchestrator with the tmux runner and the built-in
-``claude`` agent. A turn's wall time in collab is ``turn_started`` → ``turn_finished``
-(``judge_started`` → ``judge_finished``) from a Listener: the runner, the CLI, contract
-parsing, the ledger and the state save. Our overhead per turn = median collab turn −
-median bare call. Skipped, with the reason, when the binary is missing.
+(+ judge, sequential opening) driven in-process by the Orchestrator with the tmux runner
+and the built-in ``claude`` agent. A turn's wall time in collab is ``turn_started`` →
+``turn_finished`` (``judge_started`` → ``judge_finished``) from a Listener: the runner,
+the CLI, contract parsing, the ledger and the state save. Our overhead per turn = median
+collab turn − median bare call. Skipped, with the reason, when the binary is missing.
 """
 
 from __future__ import annotations
@@ -192,7 +192,11 @@ def _debate(env: dict[str, str], between: Callable[[], float]) -> list[Pair]:
     calls: list[RunnerCall] = []
     made: list[tuple[float, float]] = []
     timer = Timer()
-    debate = timed_debate(TOPIC, "claude", ROUNDS, "tmux", timer, calls, made, env=env)
+    # Sequential: one turn at a time, so each is timed alone and the bare call made after
+    # it overlaps nothing (a blind round 1 would run both sides at once).
+    debate = timed_debate(
+        TOPIC, "claude", ROUNDS, "tmux", timer, calls, made, env=env, opening="sequential"
+    )
     outcome = debate.run()
     st = outcome.state
     if st.status != "done" or st.judge is None or st.judge.fallback:

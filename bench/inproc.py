@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -23,15 +24,27 @@ if TYPE_CHECKING:
 
 
 def debate_config(
-    topic: str, agent: str, rounds: int, runner: str
+    topic: str,
+    agent: str,
+    rounds: int,
+    runner: str,
+    *,
+    opening: str | None = None,
+    extra_agents: Mapping[str, AgentSpec] | None = None,
 ) -> tuple[dict[str, AgentSpec], DebateConfig]:
-    """The known agents and a debate's config, with the user's defaults applied."""
+    """The known agents and a debate's config, with the user's defaults applied.
+
+    ``opening``: ``blind`` or ``sequential`` (None: the default); ``extra_agents`` are
+    added to the catalogue (specs built in Python, e.g. a built-in with other flags)."""
     from collab.agents import load_agents
     from collab.request import build_config
     from collab.settings import merge, user_defaults
 
     agents = load_agents()
-    req = merge(user_defaults(), topic=topic, agent=agent, rounds=rounds, runner=runner)
+    agents.update(extra_agents or {})
+    req = merge(
+        user_defaults(), topic=topic, agent=agent, rounds=rounds, runner=runner, opening=opening
+    )
     return agents, build_config(req, agents.keys())
 
 
@@ -59,12 +72,17 @@ def timed_debate(
     made: list[tuple[float, float]],
     tmux_calls: list[tuple[str, float]] | None = None,
     env: dict[str, str] | None = None,
+    *,
+    opening: str | None = None,
+    extra_agents: Mapping[str, AgentSpec] | None = None,
 ) -> Orchestrator:
     """A new debate, ready to ``run()``, whose runners are TimedRunners (see timed_factory)."""
     from collab.orchestrator import Orchestrator
     from collab.runners import runner_factory
 
-    agents, cfg = debate_config(topic, agent, rounds, runner)
+    agents, cfg = debate_config(
+        topic, agent, rounds, runner, opening=opening, extra_agents=extra_agents
+    )
     state, run_dir = new_run(cfg)
     return Orchestrator(
         state,
@@ -100,6 +118,11 @@ class TimedRunner:
 
     def attach_hint(self) -> str | None:
         return self.inner.attach_hint()
+
+    def companion(self) -> TimedRunner:
+        """The blind round's second runner, timed into the same list (calls from two
+        threads: appended as each returns)."""
+        return TimedRunner(self.inner.companion(), self.calls)
 
     def close(self) -> None:
         self.inner.close()

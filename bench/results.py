@@ -27,15 +27,18 @@ def ge(limit: float) -> Target:
     return Target(">=", limit)
 
 
-Unit = Literal["ms", "s", "MB", "x", "chars", "%", ""]
+Unit = Literal["µs", "ms", "s", "MB", "x", "chars", "%", "tokens", "$", ""]
 
 _FORMATS: dict[str, str] = {
+    "µs": "{:.0f} µs",
     "ms": "{:.1f} ms",
     "s": "{:.2f} s",
     "MB": "{:.1f} MB",
     "x": "{:.2f}×",
     "chars": "{:,.0f} chars",
-    "%": "{:.0f} %",
+    "%": "{:.1f} %",
+    "tokens": "{:,.0f} tokens",
+    "$": "${:.4f}",
 }
 
 

@@ -14,6 +14,13 @@ Benches (see each module's docstring for exactly what is measured):
   batch     batch scaling at --parallel 1/2/4/8 (agent sleeps 1 s per turn), peak RSS
   startup   ``collab --help`` wall time (this environment and a clean venv), import costs
   claude    the real ``claude`` binary against FakeAnthropic: CLI start-up vs our overhead
+  tokens    real ``claude``: input tokens per call beyond our prompt and a debate's cost,
+            the first release's argv vs the built-in one
+  stream    real ``claude`` streaming: first token at the API → visible in the tmux pane
+            and in the main view; per-turn overhead of stream-json vs json
+  blind     round-1 wall time, blind opening vs sequential (agent sleeps 1 s), both runners
+  salvage   contract salvage over bench/data/contracts.jsonl, first release's parser vs
+            collab.contract_parse (and the offline SmolLM2 model, when installed)
 
 Every run uses a temporary COLLAB_HOME and a private tmux server that is killed at the
 end. Comparisons are measured side by side (interleaved) in one run; each figure is a
@@ -37,7 +44,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench import batch, claude, detect, overhead, prompts, startup
+from bench import batch, blind, claude, detect, overhead, prompts, salvage, startup, stream, tokens
 from bench.env import REPO, RESULTS_DIR, BenchEnv, Ctx, Mode
 from bench.results import BenchResult, Row
 
@@ -48,6 +55,10 @@ BENCHES: dict[str, Callable[[Ctx], BenchResult]] = {
     "batch": batch.run,
     "startup": startup.run,
     "claude": claude.run,
+    "tokens": tokens.run,
+    "stream": stream.run,
+    "blind": blind.run,
+    "salvage": salvage.run,
 }
 
 
