@@ -121,6 +121,7 @@ def test_sigint_in_the_blind_round_then_resume_reruns_only_the_unfinished_side(
     assert state.status == "interrupted"
     assert [(t.round_no, t.side) for t in state.turns] == [(1, "A")]
     hung = [c["pid"] for c in turn_calls(fake_agent.calls(), "B", 1, N)]
+
     def stat(p: object) -> str:
         try:
             return Path(f"/proc/{p}/stat").read_text()
@@ -128,7 +129,10 @@ def test_sigint_in_the_blind_round_then_resume_reruns_only_the_unfinished_side(
             return "gone"
 
     assert wait_until(lambda: not any(pid_alive(int(p)) for p in hung), 10), (
-        [stat(p) for p in hung], proc.err, fake_agent.calls())
+        [stat(p) for p in hung],
+        proc.err,
+        fake_agent.calls(),
+    )
 
     blind_script(fake_agent, a1=say("A MUST NOT RUN AGAIN"), b1=say("OPENING-B late",
                  new=[("Revocation", "ev-b")]))  # fmt: skip

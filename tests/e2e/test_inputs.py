@@ -278,7 +278,7 @@ CASES = [
         "--runner must be auto, tmux or subprocess, got 'xx'",
     ),
     Case("unknown-option", debate("--colour", "red"), "No such option: --colour"),
-    Case("missing-topic", ("debate",), "say what to debate: collab debate \"TOPIC\""),
+    Case("missing-topic", ("debate",), 'say what to debate: collab debate "TOPIC"'),
     Case(
         "batch-parallel-0",
         ("batch", "{d}/topics.txt", *SAFE, "--parallel", "0"),
