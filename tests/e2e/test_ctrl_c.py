@@ -15,7 +15,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import textwrap
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -244,31 +243,9 @@ def test_ctrl_c_during_a_retry_then_resume_reruns_only_that_turn(
 
 # -- a second Ctrl-C while the state is being saved ----------------------------------------------
 
-# collab itself, with one seam: the save of the "interrupted" state waits for the test's
-# go-ahead (a file), so that the second Ctrl-C surely lands in the middle of it.
-SLOW_SAVE = textwrap.dedent(
-    """\
-    import sys, time
-    from pathlib import Path
-    import collab.store as store
-    holding, go, log = (Path(p) for p in sys.argv[1:4])
-    real_save = store.RunDir.save
-    def save(self, state):
-        if state.get("status") != "interrupted":
-            return real_save(self, state)
-        with log.open("a") as f:
-            f.write("save started\\n")
-        holding.touch()
-        while not go.exists():
-            time.sleep(0.01)
-        real_save(self, state)
-        with log.open("a") as f:
-            f.write("save finished\\n")
-    store.RunDir.save = save
-    from collab.cli import main
-    main(sys.argv[4:])
-    """
-)
+# collab itself, with one seam (tests/fakes/slow_save.py): the save of the "interrupted"
+# state waits for the test's go-ahead, so that the second Ctrl-C surely lands in it.
+SLOW_SAVE = Path(__file__).resolve().parents[1] / "fakes" / "slow_save.py"
 
 
 def test_second_ctrl_c_during_the_save_is_ignored_until_saved_then_exit_130(
@@ -294,7 +271,7 @@ def test_second_ctrl_c_during_the_save_is_ignored_until_saved_then_exit_130(
     holding, go, log = tmp_path / "holding", tmp_path / "go", tmp_path / "saves.log"
     out_path, err_path = tmp_path / "collab.out", tmp_path / "collab.err"
     env = dict(os.environ) | {"COLUMNS": "400"}
-    argv = [sys.executable, "-c", SLOW_SAVE, str(holding), str(go), str(log)]
+    argv = [sys.executable, str(SLOW_SAVE), str(holding), str(go), str(log)]
     with out_path.open("wb") as out, err_path.open("wb") as err:
         popen = subprocess.Popen(
             [*argv, *debate_args(rounds=N, timeout=90, as_json=False)],
