@@ -8,6 +8,7 @@ import json
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -28,7 +29,10 @@ def _smollm2_available() -> str | None:
 
 @pytest.mark.skipif(bool(_smollm2_available()), reason=_smollm2_available() or "")
 def test_two_round_debate_with_a_real_local_model(
-    server: Server, monkeypatch: pytest.MonkeyPatch, hermetic_env: Path
+    server: Server,
+    monkeypatch: pytest.MonkeyPatch,
+    hermetic_env: Path,
+    record_property: Callable[[str, object], None],
 ) -> None:
     monkeypatch.setenv("COLLAB_TMUX_SOCKET", str(server.socket_name))
     res = subprocess.run(
@@ -52,3 +56,10 @@ def test_two_round_debate_with_a_real_local_model(
     assert Path(doc["paths"]["judge"]).read_text().strip()
     # The costs of a local model are unknown: n/a, never a guess.
     assert doc["cost_usd"] is None
+    # How much of what the model sent survived validation (bench: --only salvage).
+    stats = doc["stats"]
+    assert 0 <= stats["items_kept"] <= stats["items_sent"]
+    rate = stats["salvage_rate"]
+    line = f"local model salvage: {stats['items_kept']}/{stats['items_sent']} items kept"
+    print(line + ("" if rate is None else f" ({rate:.0%})"))
+    record_property("salvage_rate", rate)
