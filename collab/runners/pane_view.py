@@ -19,7 +19,9 @@ from collab.agents.streams import decoder_for
 from collab.runners.turnfiles import OutputTail
 from collab.text import clean, one_line
 
-POLL = 0.02
+POLL = 0.01
+# At the end of a turn the next one waits for this view to finish: look often.
+END_POLL = 0.004
 SUMMARY_WAIT = 1.5
 # What the pane shows of one turn when the turn names no cap (it names the reply cap).
 VIEW_LIMIT = 20_000
@@ -84,7 +86,7 @@ def _summary(d: Path, step: str) -> str | None:
     while time.monotonic() < end:
         if path.exists():
             return one_line(_read(path), 300)
-        time.sleep(POLL)
+        time.sleep(END_POLL)
     return None
 
 
