@@ -130,8 +130,14 @@ def test_watch_follows_a_running_debate_and_exits_with_its_code(fake_agent: Fake
                     "--json", *FAST)  # fmt: skip
     runs = Path(os.environ["COLLAB_HOME"]) / "runs"
     try:
-        assert wait_until(lambda: runs.is_dir() and any(runs.iterdir()), 90), driver.poll()
-        (run,) = runs.iterdir()
+
+        def made() -> list[Path]:  # a run dir is put in place whole (a hidden temp first)
+            return (
+                [p for p in runs.iterdir() if not p.name.startswith(".")] if runs.is_dir() else []
+            )
+
+        assert wait_until(lambda: bool(made()), 90), driver.poll()
+        (run,) = made()
         assert wait_until(lambda: (run / "events.jsonl").exists(), 90), driver.poll()
         watcher = collab("watch", run.name)
         w_out, w_err = watcher.communicate(timeout=120)
