@@ -40,7 +40,6 @@ class EventStream(Listener):
     def __init__(self, *sinks: Sink, first_seq: int = 0) -> None:
         self.sinks = list(sinks)
         self.seq = first_seq
-        self.rounds = 0
         self.durations: list[float] = []
         self.turns_left = 0
         self._text: dict[tuple[int, str], list[str]] = {}
@@ -59,7 +58,6 @@ class EventStream(Listener):
     def run_started(
         self, run_id: str, cfg: DebateConfig, runner: str, attach: str | None, resumed: bool
     ) -> None:
-        self.rounds = cfg.rounds
         self.turns_left = 2 * cfg.rounds
         self.emit(
             "run_started", run_id=run_id, topic=cfg.topic, preset=cfg.preset,

@@ -39,20 +39,17 @@ class _Capped:
     def __init__(self, limit: int | None) -> None:
         self.limit = limit
         self.shown = 0
-        self.dropped = 0
 
     def admit(self, text: str) -> str:
         if self.limit is None or not text:
             return text
         room = self.limit - self.shown
         if room <= 0:
-            self.dropped += len(text)
             return ""
         if len(text) <= room:
             self.shown += len(text)
             return text
         self.shown = self.limit
-        self.dropped += len(text) - room
         return text[:room] + cut_marker(None)
 
 
