@@ -21,8 +21,8 @@ from collab.agents import (
     resolve_binary,
     spec_for,
 )
-from collab.agents.replies import AgentReply, Usage, interpret, sum_usage
-from collab.agents.streams import decoder_for
+from collab.agents.catalogue import decoder_for, interpret
+from collab.agents.decoding import AgentReply, Usage, sum_usage
 from collab.config import AgentChoice
 from collab.errors import PrerequisiteError
 from collab.runners.base import OutputHook, Runner, TurnCancelled, TurnJob

@@ -10,9 +10,8 @@ from pathlib import Path
 from typing import Literal
 
 from collab.agents import CLAUDE_LOGIN_HINT, AgentSpec, build_argv, build_env, resolve_binary
-from collab.agents.replies import interpret
+from collab.agents.catalogue import interpret, stored_login
 from collab.errors import PrerequisiteError, StorageError
-from collab.logins import stored_login
 from collab.paths import collab_home
 from collab.runners.probe import first_line, probe
 from collab.state import stored_runs

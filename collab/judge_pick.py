@@ -12,11 +12,13 @@ import os
 import shutil
 from collections.abc import Collection, Mapping
 
-from collab.logins import stored_login
+from collab.agents.catalogue import FAMILIES as AGENT_FAMILIES
+from collab.agents.catalogue import stored_login
 
 AUTO = "auto"
-# The built-in agents by the family of models behind them, in the order tried.
-FAMILIES = {"claude": "anthropic", "codex": "openai", "gemini": "google"}
+# The built-in agents by the family of models behind them (each family module says
+# which), in the order tried.
+FAMILIES = {name: f.models for name, f in AGENT_FAMILIES.items() if f.models is not None}
 
 
 def pick_judge(

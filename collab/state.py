@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Literal, get_args
 
 from collab import __version__
-from collab.agents.replies import Usage, sum_usage
+from collab.agents.decoding import Usage, sum_usage
 from collab.config import DebateConfig
 from collab.errors import DamagedRun
 from collab.fields import DamagedField, Fields

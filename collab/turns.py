@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Literal, get_args
 
-from collab.agents.replies import Usage
+from collab.agents.decoding import Usage
 from collab.contract import Contract, contract_from_dict, contract_to_dict
 from collab.fields import Fields
 from collab.ledger import SIDES, Side

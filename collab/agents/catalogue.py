@@ -1,80 +1,72 @@
-"""Which agents there are: the built-ins plus ``[agents.NAME]`` from config.toml, the
-``command`` agent from a user's argv template, and where each one's binary is."""
+"""Which agents there are: the built-in families (one module each), the user's
+``[agents.NAME]`` from config.toml and the ``command`` agent; the decoder of each
+output kind; where each agent's binary is; whether it is logged in.
+
+Adding a family: its module (see CONTRIBUTING.md, "Adding an agent family") and its
+entry in ``FAMILIES``.
+"""
 
 from __future__ import annotations
 
 import os
-import shlex
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
-from collab.agents.builtin import BUILTIN
-from collab.agents.spec import AgentSpec, PromptVia
+from collab.agents import claude, codex, gemini, llm, ollama
+from collab.agents.command import command_spec, spec_from_toml
+from collab.agents.decoding import AgentReply, Decoder, TextDecoder
+from collab.agents.spec import AgentSpec, Family, Placeholder
 from collab.errors import PrerequisiteError, UsageError
 from collab.paths import config_table
+
+# The built-in agents by name, in the order ``--judge-agent auto`` tries them.
+FAMILIES: dict[str, Family] = {
+    f.spec.name: f for f in (claude.FAMILY, codex.FAMILY, gemini.FAMILY, ollama.FAMILY, llm.FAMILY)
+}
+BUILTIN: dict[str, AgentSpec] = {name: f.spec for name, f in FAMILIES.items()}
+# Each output kind's decoder; an unknown kind reads as text.
+_DECODER_CLASSES: list[type[Decoder]] = [TextDecoder, *(f.decoder for f in FAMILIES.values())]
+DECODERS: dict[str, type[Decoder]] = {d.kind: d for d in _DECODER_CLASSES}
+# The argv placeholders the families expand per turn, whichever spec names them.
+PLACEHOLDERS: dict[str, Placeholder] = {
+    token: expand for f in FAMILIES.values() for token, expand in f.placeholders.items()
+}
+
+
+def decoder_for(
+    output: str, limit: int | None = None, stderr_failures: tuple[str, ...] = ()
+) -> Decoder:
+    """A fresh decoder for an agent spec's ``output`` kind (one per turn: it keeps state)."""
+    return DECODERS.get(output, TextDecoder)(limit, stderr_failures)
+
+
+def interpret(spec: AgentSpec, exit_code: int, stdout: str, stderr: str) -> AgentReply:
+    """The reply of a finished turn of ``spec``'s agent (its decoder's ``reply``)."""
+    decoder = decoder_for(spec.output, stderr_failures=spec.stderr_failures)
+    return decoder.reply(exit_code, stdout, stderr)
+
+
+def stored_login(agent: str, env: Mapping[str, str]) -> str | None:
+    """Is an agent CLI logged in? A best guess without spending a token (API keys in the
+    environment, cloud-provider switches, the CLI's stored login file): where its login
+    was found (e.g. "ANTHROPIC_API_KEY is set"), or None. Each family's module holds its
+    check (``_stored_login``). ``collab doctor`` reports it; ``--judge-agent auto`` only
+    picks a Judge that is logged in."""
+    family = FAMILIES.get(agent)
+    if family is None or family.login is None:
+        return None
+    return family.login(env)
 
 
 def load_agents(config_path: Path | None = None) -> dict[str, AgentSpec]:
     """Built-ins plus ``[agents.NAME]`` tables from the user's config.toml."""
     agents = dict(BUILTIN)
     path, table = config_table("agents", config_path)
+    outputs = [kind for kind, d in DECODERS.items() if d.user_defined]
     for name, raw in table.items():
-        agents[name] = _spec_from_toml(path, name, raw)
+        agents[name] = spec_from_toml(path, name, raw, outputs)
     return agents
-
-
-def _spec_from_toml(path: Path, name: str, raw: object) -> AgentSpec:
-    where = f"{path}: [agents.{name}]"
-    if not isinstance(raw, dict):
-        raise UsageError(f"{where} must be a table")
-    argv = raw.get("argv")
-    if not _str_list(argv) or not argv:
-        raise UsageError(f"{where}: argv must be a non-empty list of strings")
-    model_argv = raw.get("model_argv", [])
-    if not _str_list(model_argv):
-        raise UsageError(f"{where}: model_argv must be a list of strings")
-    prompt = raw.get("prompt", "file" if "{prompt_file}" in argv else "stdin")
-    if prompt not in ("stdin", "file"):
-        raise UsageError(f"{where}: prompt must be 'stdin' or 'file'")
-    if prompt == "file" and "{prompt_file}" not in argv:
-        raise UsageError(f"{where}: prompt = 'file' needs a '{{prompt_file}}' item in argv")
-    output = raw.get("output", "text")
-    if output not in ("claude-json", "text"):
-        raise UsageError(f"{where}: output must be 'claude-json' or 'text'")
-    env = raw.get("env", {})
-    if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
-        raise UsageError(f"{where}: env must be a table of strings")
-    unset = raw.get("env_unset", [])
-    if not _str_list(unset):
-        raise UsageError(f"{where}: env_unset must be a list of strings")
-    return AgentSpec(
-        name=name,
-        argv=tuple(argv),
-        model_argv=tuple(model_argv),
-        prompt=prompt,
-        output=output,
-        env_unset=tuple(unset),
-        env_set=tuple(sorted(env.items())),
-        needs_model=bool(raw.get("needs_model", False)),
-        install_hint=str(raw.get("install_hint", "")),
-    )
-
-
-def _str_list(v: object) -> bool:
-    return isinstance(v, list) and all(isinstance(x, str) for x in v)
-
-
-def command_spec(template: str) -> AgentSpec:
-    """The ``command`` agent: a user argv template, split like a shell would, never run by one."""
-    try:
-        argv = tuple(shlex.split(template))
-    except ValueError as exc:
-        raise UsageError(f"--agent-command: {exc}") from None
-    if not argv:
-        raise UsageError("--agent-command is empty")
-    prompt: PromptVia = "file" if any("{prompt_file}" in a for a in argv) else "stdin"
-    return AgentSpec(name="command", argv=argv, prompt=prompt)
 
 
 def spec_for(agent: str, command: str | None, agents: Mapping[str, AgentSpec]) -> AgentSpec:

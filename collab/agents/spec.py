@@ -1,13 +1,16 @@
 """What an agent is, as data: the argv, how the prompt goes in, how output comes out,
-and the flags a turn's setup and tool set add."""
+and the flags a turn's setup and tool set add; and a family, what a built-in agent's
+module declares for the catalogue."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Literal
 
+from collab.agents.decoding import Decoder
+
 PromptVia = Literal["stdin", "file"]
-OutputKind = Literal["claude-json", "codex-json", "gemini-json", "text"]
 # Whose setup a turn runs with: "lean" isolates it from the user's hooks, MCP servers,
 # skills, plugins and memory (provider settings still apply); "inherit" keeps them.
 AgentSetup = Literal["lean", "inherit"]
@@ -19,13 +22,15 @@ TOOL_SETS: tuple[ToolSet, ...] = ("none", "read")
 
 @dataclass(frozen=True)
 class AgentSpec:
-    """One agent CLI. ``argv`` tokens may be ``{prompt_file}`` or ``{model}``."""
+    """One agent CLI. ``argv`` tokens may be ``{prompt_file}``, ``{model}`` or a
+    placeholder a family expands (``Family.placeholders``). ``output`` names the decoder
+    of its stdout (``Decoder.kind``, looked up in the catalogue)."""
 
     name: str
     argv: tuple[str, ...]
     model_argv: tuple[str, ...] = ()
     prompt: PromptVia = "stdin"
-    output: OutputKind = "text"
+    output: str = "text"
     env_unset: tuple[str, ...] = ()
     env_set: tuple[tuple[str, str], ...] = ()
     needs_model: bool = False
@@ -36,8 +41,7 @@ class AgentSpec:
     # Output that means the CLI has no usable login: no retry can mend it.
     login_failures: tuple[str, ...] = ()
     login_hint: str = ""
-    # Added by the turn's setup and tool set (DESIGN §9); ``{settings}`` becomes the
-    # CLI's per-turn settings (see ``claude_settings``).
+    # Added by the turn's setup and tool set (DESIGN §9).
     lean_argv: tuple[str, ...] = ()
     inherit_argv: tuple[str, ...] = ()
     no_tools_argv: tuple[str, ...] = ()
@@ -46,3 +50,24 @@ class AgentSpec:
     @property
     def binary(self) -> str:
         return self.argv[0]
+
+
+# A placeholder's expansion for one turn: (setup, timeout, the agent's env) -> argv items.
+Placeholder = Callable[[AgentSetup, float, Mapping[str, str]], list[str]]
+# Where an agent's stored login was found ("ANTHROPIC_API_KEY is set"), or None.
+LoginCheck = Callable[[Mapping[str, str]], str | None]
+
+
+@dataclass(frozen=True)
+class Family:
+    """A built-in agent, as its module declares it for the catalogue."""
+
+    spec: AgentSpec
+    decoder: type[Decoder]
+    # The family of models behind it (--judge-agent auto picks a Judge of another one);
+    # None: no one family (a local model runner), never picked as a Judge.
+    models: str | None = None
+    # Its stored login, found without spending a token; None: nothing to check.
+    login: LoginCheck | None = None
+    # argv tokens of its spec expanded per turn (e.g. claude's ``{settings}``).
+    placeholders: Mapping[str, Placeholder] = field(default_factory=dict)

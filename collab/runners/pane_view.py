@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from collab.agents.streams import decoder_for
+from collab.agents.catalogue import decoder_for
 from collab.runners.turnfiles import OutputTail
 from collab.text import clean, one_line
 

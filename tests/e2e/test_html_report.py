@@ -11,7 +11,7 @@ from typing import NamedTuple
 import pytest
 from markupsafe import escape
 
-from collab.agents.replies import Usage
+from collab.agents.decoding import Usage
 from collab.config import AgentChoice, ContextFile, DebateConfig, Role
 from collab.contract import Contract, NewPoint, StanceUpdate
 from collab.ledger import Side

@@ -44,7 +44,7 @@ from collab.agents import (
     build_env,
     codex_mcp_overrides,
 )
-from collab.agents.replies import interpret
+from collab.agents.catalogue import interpret
 from collab.caller import AgentCaller, CallResult, TextHook
 from collab.config import AgentChoice
 from collab.errors import PrerequisiteError

@@ -20,7 +20,8 @@ from collab.agents import (
     command_spec,
     load_agents,
 )
-from collab.agents.replies import Usage, interpret
+from collab.agents.catalogue import interpret
+from collab.agents.decoding import Usage
 from collab.errors import UsageError
 
 

@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 import pytest
 
-from collab.agents.replies import Usage
+from collab.agents.decoding import Usage
 from collab.config import AgentChoice, ContextFile, DebateConfig, Role
 from collab.contract import Contract, NewPoint, StanceUpdate
 from collab.errors import UsageError

@@ -1,4 +1,4 @@
-"""The agents' event streams: live text (``collab.agents.streams``) and the reply (``interpret``).
+"""The agents' event streams: live text (``Decoder.feed``) and the reply (``interpret``).
 
 ``stream_records/*.jsonl`` are the stdout of real CLI runs, recorded verbatim: each
 built-in spec's argv (``build_argv``, lean, no tools) run against the fakes in
@@ -26,8 +26,8 @@ from typing import NamedTuple
 import pytest
 
 from collab.agents import BUILTIN, AgentSpec
-from collab.agents.replies import Usage, interpret
-from collab.agents.streams import decoder_for
+from collab.agents.catalogue import decoder_for, interpret
+from collab.agents.decoding import Usage
 from collab.text import cut_marker
 
 RECORDS = Path(__file__).with_name("stream_records")
