@@ -12,13 +12,9 @@ import os
 import shutil
 from collections.abc import Collection, Mapping
 
-from collab.agents.catalogue import FAMILIES as AGENT_FAMILIES
-from collab.agents.catalogue import stored_login
+from collab.agents.catalogue import FAMILIES, stored_login
 
 AUTO = "auto"
-# The built-in agents by the family of models behind them (each family module says
-# which), in the order tried.
-FAMILIES = {name: f.models for name, f in AGENT_FAMILIES.items() if f.models is not None}
 
 
 def pick_judge(
@@ -27,13 +23,20 @@ def pick_judge(
     env: Mapping[str, str] | None = None,
 ) -> str:
     env = os.environ if env is None else env
-    theirs = {FAMILIES.get(a, a) for a in debaters}
+    # The built-in agents by the family of models behind them (``Family.models``), in
+    # the catalogue's order.
+    theirs = {_models(a) for a in debaters}
     for agent, family in FAMILIES.items():
-        if family in theirs or agent not in known:
+        if family.models is None or family.models in theirs or agent not in known:
             continue
         if _installed(agent, env) and logged_in(agent, env):
             return agent
     return next(iter(debaters))
+
+
+def _models(agent: str) -> str:
+    family = FAMILIES.get(agent)
+    return family.models if family is not None and family.models is not None else agent
 
 
 def _installed(agent: str, env: Mapping[str, str]) -> bool:
