@@ -26,7 +26,7 @@ from bench.results import BenchResult, le, spread
 from bench.stats import median, percentile, summary
 
 if TYPE_CHECKING:
-    from collab.ledger import Side
+    from collab.seats import Side
     from collab.turns import TurnRecord
 
 NAME = "claude"

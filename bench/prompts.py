@@ -27,8 +27,9 @@ from bench.stats import median, summary
 
 if TYPE_CHECKING:
     from collab.config import DebateConfig
-    from collab.ledger import Ledger, Side
+    from collab.ledger import Ledger
     from collab.prompts import Prompts, TurnView
+    from collab.seats import Side
 
 NAME = "prompts"
 ROUNDS = 7

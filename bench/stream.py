@@ -41,7 +41,7 @@ from bench.stats import median, summary
 
 if TYPE_CHECKING:
     from collab.agents import AgentSpec
-    from collab.ledger import Side
+    from collab.seats import Side
     from collab.turns import TurnRecord
 
 NAME = "stream"

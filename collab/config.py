@@ -8,7 +8,7 @@ from typing import Literal, get_args
 from collab.agents import AGENT_SETUPS, TOOL_SETS, AgentSetup, ToolSet
 from collab.fields import Fields
 from collab.lang import Lang
-from collab.ledger import SIDES, Side
+from collab.seats import SIDES, Side
 
 RunnerKind = Literal["auto", "tmux", "subprocess"]
 Opening = Literal["blind", "sequential"]

@@ -20,7 +20,8 @@ from pathlib import Path
 from collab.config import DebateConfig
 from collab.errors import StorageError
 from collab.events import Listener
-from collab.ledger import Ledger, Side, counts, ledger_to_dict
+from collab.ledger import Ledger, counts, ledger_to_dict
+from collab.seats import Side
 from collab.store import storage_error, storing
 from collab.turns import TurnRecord
 

@@ -10,7 +10,8 @@ import threading
 from collections.abc import Callable
 
 from collab.config import DebateConfig
-from collab.ledger import Ledger, Side
+from collab.ledger import Ledger
+from collab.seats import Side
 from collab.turns import TurnRecord
 
 

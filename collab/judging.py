@@ -12,7 +12,8 @@ import re
 
 from collab.labels import Labels, first_side
 from collab.lang import Lang
-from collab.ledger import Ledger, Side
+from collab.ledger import Ledger
+from collab.seats import Side
 
 _SKIPPED = {
     "en": "> Open, but not covered by the Judge's summary: {items}.",

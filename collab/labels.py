@@ -14,7 +14,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-from collab.ledger import Side
+from collab.seats import Side
 
 LABELS = ("Position 1", "Position 2")
 

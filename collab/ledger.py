@@ -11,12 +11,11 @@ from dataclasses import dataclass, replace
 from typing import Literal, get_args
 
 from collab.contract import Contract, StanceUpdate
+from collab.seats import SIDES, Side
 
-Side = Literal["A", "B"]
 Status = Literal["open", "resolved", "dropped"]
 Resolution = Literal["agree", "drop"]
 
-SIDES: tuple[Side, ...] = get_args(Side)
 STATUSES: tuple[Status, ...] = get_args(Status)
 
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from collab.errors import UsageError
 from collab.lang import Lang
-from collab.ledger import Side
 from collab.paths import builtin_dir, user_dir
+from collab.seats import Side
 
 DEFAULT_PRESET = "advocate-vs-devils-advocate"
 

@@ -9,7 +9,8 @@ from functools import lru_cache
 
 from collab.config import DebateConfig, Role
 from collab.contract import DEFAULT_LIMITS
-from collab.ledger import Issue, Ledger, Side
+from collab.ledger import Issue, Ledger
+from collab.seats import Side
 from collab.text import for_prompt, prompt_cell, prompt_line
 
 MAX_CONTEXT_CHARS_PER_FILE = 20_000

@@ -1,6 +1,6 @@
 """Prompts for the debaters, the re-ask and the judge, rendered from Jinja templates.
 
-Security (DESIGN §10): templates come only from files (the user's template dir, then
+Security: templates come only from files (the user's template dir, then
 the built-in one); the topic, role texts, context files, earlier replies and ledger
 text are passed as template *variables* only, and each is run through
 :func:`collab.text.for_prompt` first, so none of it can execute as Jinja, open or close a code
@@ -22,7 +22,7 @@ from collab.contract import DEFAULT_LIMITS
 from collab.errors import CollabError
 from collab.labels import LABELS, Labels
 from collab.lang import Lang
-from collab.ledger import Ledger, Side
+from collab.ledger import Ledger
 from collab.paths import builtin_dir, user_dir
 from collab.prompt_views import (
     LEDGER_EVIDENCE_CHARS,
@@ -44,6 +44,7 @@ from collab.prompt_views import (
     speaker,
     turn_rows,
 )
+from collab.seats import Side
 from collab.text import for_prompt, prompt_cell, prompt_line
 
 __all__ = ["Prompts", "TemplateError", "TurnView"]

@@ -18,8 +18,9 @@ from collab.contract import Contract
 from collab.contract_parse import parse as parse_contract
 from collab.events import Listener
 from collab.labels import Labels
-from collab.ledger import Ledger, Side
+from collab.ledger import Ledger
 from collab.prompts import Prompts, TurnView
+from collab.seats import Side
 from collab.text import cap
 from collab.turns import PLACEHOLDER, AgentMeta, TurnRecord, TurnStatus
 

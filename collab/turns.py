@@ -8,7 +8,7 @@ from typing import Literal, get_args
 from collab.agents.decoding import Usage
 from collab.contract import Contract, contract_from_dict, contract_to_dict
 from collab.fields import Fields
-from collab.ledger import SIDES, Side
+from collab.seats import SIDES, Side
 
 TurnStatus = Literal["ok", "abstain", "timeout", "no-response", "error"]
 TURN_STATUSES: tuple[TurnStatus, ...] = get_args(TurnStatus)

@@ -9,7 +9,6 @@ from typing import NamedTuple
 import pytest
 
 from collab.errors import UsageError
-from collab.ledger import Side
 from collab.presets import (
     DEFAULT_PRESET,
     RoleText,
@@ -18,6 +17,7 @@ from collab.presets import (
     parse_custom_role,
     roles_for,
 )
+from collab.seats import Side
 from tests.helpers import PRESET_KEYS
 
 BUILTIN = PRESET_KEYS

@@ -12,9 +12,10 @@ from collab.config import ContextFile, DebateConfig, Role
 from collab.errors import UsageError
 from collab.labels import Labels
 from collab.lang import Lang, detect_lang, resolve_lang
-from collab.ledger import Issue, Ledger, Side
+from collab.ledger import Issue, Ledger
 from collab.prompt_views import MAX_CONTEXT_CHARS_PER_FILE, TurnView
 from collab.prompts import Prompts, TemplateError
+from collab.seats import Side
 from collab.text import for_prompt as neutralize
 
 # The headings the judge is asked for, per language.

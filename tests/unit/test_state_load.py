@@ -20,7 +20,7 @@ from collab.agents.decoding import Usage
 from collab.config import AgentChoice, ContextFile, DebateConfig, Role
 from collab.contract import Contract, NewPoint, StanceUpdate
 from collab.errors import UsageError
-from collab.ledger import Side
+from collab.seats import Side
 from collab.state import Angle, Judge, RunState, load_state
 from collab.store import RunDir
 from collab.turns import AgentMeta, TurnRecord
