@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import signal
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from types import FrameType
 
 from collab import convergence, report
 from collab.agents import AgentSpec, load_agents, spec_for
@@ -28,13 +25,13 @@ from collab.eventlog import EventStream, JsonlFile, Sink, last_seq
 from collab.events import Fanout, Listener, Locked
 from collab.judging import labels_for
 from collab.labels import first_side
-from collab.ledger import Side
-from collab.parallel import hold_signals, run_parallel
+from collab.parallel import hold_signals, run_parallel, sigterm_as_interrupt
 from collab.prompts import Prompts, TurnView
 from collab.request import context_drift
 from collab.runners import RunnerFactory, runner_factory
 from collab.runners.base import Runner
 from collab.runners.turnfiles import TurnDir, reap_stale, stop_agents
+from collab.seats import Side
 from collab.state import Angle, Judge, RunState
 from collab.store import RunDir
 from collab.turn import JudgeAnswer, Turns
@@ -89,7 +86,7 @@ class Orchestrator:
 
     # -- public ------------------------------------------------------------------------
     def run(self) -> Outcome:
-        with self.run_dir.locked(), _sigterm_as_interrupt():
+        with self.run_dir.locked(), sigterm_as_interrupt():
             events_path = self.run_dir.path / EVENTS_FILE
             log = self._log = JsonlFile(events_path)
             stream = EventStream(log, *self.event_sinks, first_seq=last_seq(events_path))
@@ -369,24 +366,3 @@ def drive(
         event_sinks=event_sinks,
     )
     return orch.run().state
-
-
-@contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    """SIGTERM ends a run like Ctrl-C: agents killed, state saved, resumable."""
-
-    def handler(signum: int, frame: FrameType | None) -> None:
-        raise KeyboardInterrupt
-
-    try:
-        old = signal.signal(signal.SIGTERM, handler)
-    except ValueError:  # not the main thread
-        yield
-        return
-    old_int = signal.getsignal(signal.SIGINT)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, old)
-        if old_int is not None:  # hold_signals may have replaced it
-            signal.signal(signal.SIGINT, old_int)

@@ -16,8 +16,8 @@ from __future__ import annotations
 import signal
 import threading
 import time
-from collections.abc import Callable, Mapping
-from contextlib import suppress
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager, suppress
 
 from collab.runners.base import TurnCancelled
 
@@ -67,3 +67,26 @@ def hold_signals() -> None:
     with suppress(ValueError):  # not the main thread: the signals go to another one
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, lambda signum, frame: None)
+
+
+@contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM raises KeyboardInterrupt, as Ctrl-C does, while inside (in the main thread;
+    elsewhere a no-op): a run stops its agents and saves a resumable state, a batch stops
+    its children. The one SIGTERM handler; the old ones are put back after."""
+
+    def handler(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        old = signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread
+        yield
+        return
+    old_int = signal.getsignal(signal.SIGINT)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+        if old_int is not None:  # hold_signals may have replaced it
+            signal.signal(signal.SIGINT, old_int)

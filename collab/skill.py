@@ -9,14 +9,13 @@ edited: a different file is an error unless ``force`` is given.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from collab.errors import UsageError
 from collab.paths import builtin_dir
+from collab.store import atomic_write
 
 SKILL_NAME = "collab"
 SKILL_FILE = "SKILL.md"
@@ -63,22 +62,7 @@ def install_skill(dest_dir: Path, force: bool) -> InstallResult:
         action = "updated"
     try:
         dest_dir.mkdir(parents=True, exist_ok=True)
-        _atomic_write(path, text)
+        atomic_write(path, text, mode=0o644)  # a project skill may be committed
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
     return InstallResult(path, action)
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    """Write-then-rename; 0644 (not mkstemp's 0600) since a project skill may be committed."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

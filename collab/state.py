@@ -12,8 +12,9 @@ from collab.agents.decoding import Usage, sum_usage
 from collab.config import DebateConfig
 from collab.errors import DamagedRun
 from collab.fields import DamagedField, Fields
-from collab.ledger import SIDES, Ledger, Side, ledger_to_dict, replay
-from collab.store import RunDir, StoredRun, list_runs
+from collab.ledger import Ledger, ledger_to_dict, replay
+from collab.seats import SIDES, Side
+from collab.store import RunDir, StoredRun, scan_runs
 from collab.turns import AgentMeta, TurnRecord, meta_from_fields
 from collab.verdict import Verdict, verdict
 
@@ -204,4 +205,4 @@ def state_damage(raw: Mapping[str, object]) -> str | None:
 
 def stored_runs() -> list[StoredRun]:
     """Every kept run, newest first, the damaged ones with what is wrong with them."""
-    return list_runs(validate=state_damage)
+    return scan_runs(validate=state_damage)

@@ -19,6 +19,7 @@ import json
 import os
 import secrets
 import shutil
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -56,15 +57,18 @@ def runs_dir() -> Path:
     return collab_home() / "runs"
 
 
-def atomic_write(path: Path, text: str) -> None:
-    """Write-then-rename so a reader (or a crash) never sees half a file."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+def atomic_write(path: Path, text: str, mode: int = 0o600) -> None:
+    """Write-then-rename so a reader (or a crash) never sees half a file; the temp file
+    is made new (never one planted there) and gets ``mode`` before it takes the name."""
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tmp = Path(name)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
+        if mode != 0o600:  # mkstemp's
+            os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
@@ -137,7 +141,7 @@ def hold_lock(path: Path, busy: str) -> Iterator[None]:
         os.close(fd)  # and with it the lock
 
 
-def lock_holder(path: Path) -> int | None:
+def holder_by_locking(path: Path) -> int | None:
     """None when nobody holds the lock file at ``path``; else the holder's pid (0 when
     it cannot be read). Taking and dropping the lock is how we ask, so call this only
     for a lock no process of ours is about to take."""
@@ -230,9 +234,9 @@ class RunDir:
         busy = f"run {self.run_id} is being driven by another collab process"
         return hold_lock(self.path / LOCK_FILE, busy)
 
-    def lock_holder(self) -> int | None:
+    def holder_by_locking(self) -> int | None:
         """The pid of the process driving the run (0 if unknown), or None."""
-        return lock_holder(self.path / LOCK_FILE)
+        return holder_by_locking(self.path / LOCK_FILE)
 
 
 @dataclass(frozen=True)
@@ -244,7 +248,7 @@ class StoredRun:
     damage: str | None = None
 
 
-def list_runs(
+def scan_runs(
     root: Path | None = None, validate: Callable[[dict[str, object]], str | None] | None = None
 ) -> list[StoredRun]:
     """Every run, newest first, damaged ones too (``validate`` returns the damage it finds

@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from collab import procfs
+
 LOCK_FILE = "lock"
 # Written by the process that starts a detached driver, before the driver takes the lock.
 DRIVER_PID_FILE = "driver.pid"
@@ -27,11 +29,10 @@ def pid_alive(pid: int) -> bool:
         return False
     except PermissionError:
         return True
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
-    except OSError:
+    fields = procfs.stat_fields(pid)
+    if fields is None:
         return True  # no /proc here: the signal said it exists
-    return stat[stat.rfind(")") + 2 :][:1] != "Z"
+    return not fields or fields[0][:1] != "Z"
 
 
 def _read_pid(path: Path) -> int | None:
@@ -42,31 +43,13 @@ def _read_pid(path: Path) -> int | None:
     return int(text) if text.isdigit() else None
 
 
-def _has_open(pid: int, path: Path) -> bool | None:
-    """Has ``pid`` got ``path`` open? None where ``/proc`` cannot tell."""
-    fd_dir = Path(f"/proc/{pid}/fd")
-    try:
-        want = path.stat()
-        fds = list(fd_dir.iterdir())
-    except OSError:
-        return None
-    for fd in fds:
-        try:
-            st = fd.stat()
-        except OSError:
-            continue
-        if (st.st_dev, st.st_ino) == (want.st_dev, want.st_ino):
-            return True
-    return False
-
-
 def lock_holder(run_path: Path) -> int | None:
     """The pid of the process driving the run, or None when nobody does."""
     lock = run_path / LOCK_FILE
     pid = _read_pid(lock)
     if pid is None or not pid_alive(pid):
         return None
-    return None if _has_open(pid, lock) is False else pid
+    return None if procfs.has_open(pid, lock) is False else pid
 
 
 def driver_pid(run_path: Path) -> int | None:
@@ -85,8 +68,5 @@ def driver_pid(run_path: Path) -> int | None:
 
 def _is_driver(pid: int, run_id: str) -> bool:
     """Is ``pid`` the detached driver of this run (where ``/proc`` can tell)?"""
-    try:
-        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-    except OSError:
-        return True
-    return run_id.encode() in argv
+    argv = procfs.cmdline(pid)
+    return argv is None or run_id.encode() in argv

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from collab import procfs
 from collab.errors import PrerequisiteError
 from collab.runners.base import TurnJob
 
@@ -197,29 +198,10 @@ def stop_agents(path: Path) -> int:
             written = pid_file.stat().st_mtime
         except (OSError, ValueError):
             continue
-        started = _process_start(pid)
+        started = procfs.start_time(pid)
         if started is not None and started <= written + 0.05 and kill_group(pid, grace=1.0):
             killed += 1
     return killed
-
-
-def _process_start(pid: int) -> float | None:
-    """When ``pid`` started, in seconds since the epoch (Linux /proc), or None."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        btime = next(
-            float(line.split()[1])
-            for line in Path("/proc/stat").read_text().splitlines()
-            if line.startswith("btime ")
-        )
-    except (OSError, StopIteration, ValueError, IndexError):
-        return None
-    fields = stat[stat.rfind(")") + 2 :].split()
-    try:
-        ticks = int(fields[19])  # field 22 of /proc/PID/stat: starttime in clock ticks
-    except (IndexError, ValueError):
-        return None
-    return btime + ticks / os.sysconf("SC_CLK_TCK")
 
 
 @dataclass(frozen=True)
@@ -286,19 +268,12 @@ def group_alive(pgid: int) -> bool:
         return False
     except PermissionError:
         return True
-    proc = Path("/proc")
-    if not proc.is_dir():
+    pids = procfs.pids()
+    if pids is None:
         return True
-    for entry in proc.iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        # Fields after the parenthesised command: state, ppid, pgrp, ...
-        fields = stat[stat.rfind(")") + 2 :].split()
-        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] != "Z":
+    for pid in pids:
+        fields = procfs.stat_fields(pid)  # state, ppid, pgrp, ...
+        if fields is not None and len(fields) > 2 and fields[2] == str(pgid) and fields[0] != "Z":
             return True
     return False
 
@@ -331,14 +306,12 @@ def kill_group(pgid: int, grace: float = KILL_GRACE) -> bool:
 
 def _pgid_of(pid: int) -> int | None:
     """The process group of a live (non-zombie) ``pid``, or None when it is gone."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
+    fields = procfs.stat_fields(pid)
+    if fields is None:
         try:
             return os.getpgid(pid)
         except ProcessLookupError:
             return None
-    fields = stat[stat.rfind(")") + 2 :].split()
     if not fields or fields[0] == "Z":
         return None
     return int(fields[2])
