@@ -3,8 +3,8 @@
 We keep ``parallel`` children running and up to ``WARM_MAX`` more started and waiting
 (imports done, state loaded), so a finished debate is replaced at once. Children start in
 their own session, so a terminal Ctrl-C reaches only us; we pass it on as SIGTERM, which
-every child turns into a saved, resumable ``interrupted`` state. Besides ``runners/``, this
-is the only place that starts processes.
+every child turns into a saved, resumable ``interrupted`` state. Processes are started
+here and in ``runners/``, nowhere else.
 
 Children may outlive us (a SIGKILL of the batch reaches only the batch). A run whose lock
 another process holds is being driven: we adopt it, polling its lock until that driver
@@ -21,11 +21,11 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import dataclass, field
 
-from collab.batch.item import Item
+from collab import procfs
 from collab.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, CollabError
+from collab.parallel import sigterm_as_interrupt
 from collab.state import load_state
 from collab.store import RunDir, storing
 
@@ -39,6 +39,19 @@ ADOPT_POLL = 0.2  # how often an adopted run's lock is tried
 # still take before we give up waiting for it (the run stays resumable).
 ADOPT_SLACK = 60.0
 FINAL = {"done": EXIT_OK, "failed": EXIT_FAILED}
+
+
+@dataclass
+class Item:
+    """One run of a batch: where its topic came from and, while it runs, its child process."""
+
+    run_id: str
+    line: int
+    topic: str
+    exit_code: int | None = None
+    started: float | None = None
+    ended: float | None = None
+    proc: subprocess.Popen[bytes] | None = field(default=None, repr=False)
 
 
 @dataclass
@@ -66,53 +79,51 @@ def run_children(
     adopted: list[Adopted] = []
     pool = min(parallel, WARM_MAX)
     next_tick = 0.0
-    old_term = _install_term_handler()
-    try:
-        for item in list(todo):  # children of an earlier run of this batch, still going
-            if (a := adopt(item)) is not None:
-                todo.remove(item)
-                adopted.append(a)
-        while todo or running or warm or adopted:
-            now = time.monotonic()
-            for item in list(running):
-                if item.proc is not None and item.proc.poll() is not None:
-                    item.exit_code = item.proc.returncode
-                    item.ended = now
-                    running.remove(item)
-                    if (a := adopt(item)) is not None:  # another driver took it first
-                        adopted.append(a)
-            for a in list(adopted):
-                if settled(a, now, todo):
-                    adopted.remove(a)
-            while len(running) + len(adopted) < parallel and (warm or todo):
-                item = warm.pop(0) if warm else _spawn(todo.pop(0), env)
-                _go(item)
-                item.started = time.monotonic()
-                running.append(item)
-            while len(warm) < pool and todo:
-                warm.append(_spawn(todo.pop(0), env))
-            if on_tick is not None and now >= next_tick:
-                on_tick()
-                next_tick = now + TICK
-            if running or adopted:
-                time.sleep(POLL)
-    except KeyboardInterrupt:
-        # Every child started so far, also one the signal caught before it was listed.
-        _stop([i for i in items if i.proc is not None and i.proc.poll() is None])
-        _stop_adopted(adopted)
-        return True
-    except BaseException:  # e.g. no room for a child's log: end what we started, then say so
-        _stop([i for i in items if i.proc is not None and i.proc.poll() is None])
-        raise
-    finally:
-        signal.signal(signal.SIGTERM, old_term)
+    with sigterm_as_interrupt():
+        try:
+            for item in list(todo):  # children of an earlier run of this batch, still going
+                if (a := adopt(item)) is not None:
+                    todo.remove(item)
+                    adopted.append(a)
+            while todo or running or warm or adopted:
+                now = time.monotonic()
+                for item in list(running):
+                    if item.proc is not None and item.proc.poll() is not None:
+                        item.exit_code = item.proc.returncode
+                        item.ended = now
+                        running.remove(item)
+                        if (a := adopt(item)) is not None:  # another driver took it first
+                            adopted.append(a)
+                for a in list(adopted):
+                    if settled(a, now, todo):
+                        adopted.remove(a)
+                while len(running) + len(adopted) < parallel and (warm or todo):
+                    item = warm.pop(0) if warm else _spawn(todo.pop(0), env)
+                    _go(item)
+                    item.started = time.monotonic()
+                    running.append(item)
+                while len(warm) < pool and todo:
+                    warm.append(_spawn(todo.pop(0), env))
+                if on_tick is not None and now >= next_tick:
+                    on_tick()
+                    next_tick = now + TICK
+                if running or adopted:
+                    time.sleep(POLL)
+        except KeyboardInterrupt:
+            # Every child started so far, also one the signal caught before it was listed.
+            _stop([i for i in items if i.proc is not None and i.proc.poll() is None])
+            _stop_adopted(adopted)
+            return True
+        except BaseException:  # e.g. no room for a child's log: end what we started, then say so
+            _stop([i for i in items if i.proc is not None and i.proc.poll() is None])
+            raise
     return False
 
 
 def adopt(item: Item) -> Adopted | None:
     """The item as a run to wait for, if another process holds its lock (else None)."""
     run_dir = RunDir(item.run_id)
-    pid = run_dir.lock_holder()
+    pid = run_dir.holder_by_locking()
     if pid is None:
         return None
     try:
@@ -132,7 +143,7 @@ def settled(a: Adopted, now: float, todo: list[Item]) -> bool:
         return False
     a.next_poll = now + ADOPT_POLL
     item = a.item
-    if RunDir(item.run_id).lock_holder() is not None:
+    if RunDir(item.run_id).holder_by_locking() is not None:
         if now < a.deadline:
             return False
         item.exit_code, item.ended = EXIT_USAGE, now  # still driven elsewhere: left to it
@@ -204,15 +215,14 @@ def _stop_adopted(adopted: list[Adopted]) -> None:
             os.kill(a.pid, signal.SIGTERM)
     end = time.monotonic() + STOP_GRACE
     for a in ours:
-        while RunDir(a.item.run_id).lock_holder() is not None and time.monotonic() < end:
+        while RunDir(a.item.run_id).holder_by_locking() is not None and time.monotonic() < end:
             time.sleep(ADOPT_POLL)
         a.item.ended = time.monotonic()
 
 
 def _is_batch_child(pid: int, run_id: str) -> bool:
-    try:
-        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-    except OSError:
+    argv = procfs.cmdline(pid)
+    if argv is None:
         return False
     return b"collab.batch.child" in argv and run_id.encode() in argv
 
@@ -221,10 +231,3 @@ def _close_stdin(item: Item) -> None:
     if item.proc is not None and item.proc.stdin is not None:
         with contextlib.suppress(BrokenPipeError):
             item.proc.stdin.close()
-
-
-def _install_term_handler() -> signal.Handlers | Callable[..., object] | int | None:
-    def handler(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    return signal.signal(signal.SIGTERM, handler)

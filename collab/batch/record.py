@@ -4,7 +4,8 @@ A batch first creates every run as ``pending`` (so a crash at any point leaves a
 resumable batch; a batch that cannot be stored leaves nothing), then hands the unfinished
 ones to the child pool, holding the batch's lock (one driver per batch, like a run); at
 the end it writes the index. ``Batch`` is what the CLI holds: it keeps the record and
-wires the pool, the progress reader and the index together.
+wires the pool together with where each run stands (read from its state.json) and the
+index (index.json and index.md, the batch's summary).
 """
 
 from __future__ import annotations
@@ -15,17 +16,19 @@ import secrets
 import shutil
 import time
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from collab.batch.entries import Entry
-from collab.batch.index import BATCH_SCHEMA, document, summary_rows, write_index
-from collab.batch.item import Item
-from collab.batch.pool import run_children
-from collab.batch.progress import Progress, read_progress
+from collab.batch.pool import Item, run_children
 from collab.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, StorageError, UsageError
+from collab.ledger import counts
 from collab.paths import collab_home
+from collab.report import fmt_cost
 from collab.state import RunState
 from collab.store import LOCK_FILE, RunDir, hold_lock, new_run_id, storing, write_file
+
+BATCH_SCHEMA = "collab.batch/1"
 
 
 def batches_dir() -> Path:
@@ -127,7 +130,7 @@ class Batch:
 
     def _run(self, parallel: int, on_tick: Callable[[Batch], None] | None) -> int:
         self.parallel = parallel
-        todo = [i for i in self.items if read_progress(i).status != "done"]
+        todo = [i for i in self.items if item_status(i).status != "done"]
         self.status = "running"
         self.save()
         interrupted = run_children(
@@ -136,7 +139,7 @@ class Batch:
             tmux_session=f"collab-{self.batch_id}",
             on_tick=None if on_tick is None else lambda: on_tick(self),
         )
-        states = self.all_progress()
+        states = self.item_statuses()
         if interrupted:
             self.status = "interrupted"
         elif all(p.status == "done" for p in states):
@@ -145,7 +148,7 @@ class Batch:
             self.status = "failed"
         try:
             self.save()
-            write_index(self)
+            self.write_index()
         except StorageError as exc:  # the debates ran: each run's state.json holds its result
             raise exc.stopped(
                 "each debate's own state.json", f"collab resume {self.batch_id}"
@@ -156,12 +159,108 @@ class Batch:
             return EXIT_INTERRUPTED
         return EXIT_OK if self.status == "done" else EXIT_FAILED
 
-    # -- progress and index ----------------------------------------------------------------
-    def all_progress(self) -> list[Progress]:
-        return [read_progress(i) for i in self.items]
+    # -- where the runs stand, and the index ---------------------------------------------
+    def item_statuses(self) -> list[ItemStatus]:
+        return [item_status(i) for i in self.items]
 
     def summary_rows(self) -> list[dict[str, object]]:
-        return summary_rows(self.items)
+        """One row per run: the ``--json`` document's ``runs`` and index.md's table."""
+        rows = []
+        for p in self.item_statuses():
+            rows.append({
+                "run_id": p.item.run_id,
+                "line": p.item.line,
+                "topic": p.item.topic,
+                "status": p.status,
+                "stop_reason": p.stop_reason,
+                "rounds_done": p.rounds_done,
+                "rounds": p.rounds,
+                "resolved": p.counts.get("resolved", 0),
+                "open": p.counts.get("open", 0),
+                "dropped": p.counts.get("dropped", 0),
+                "cost_usd": p.cost,
+                "path": str(RunDir(p.item.run_id).path),
+            })  # fmt: skip
+        return rows
 
     def document(self) -> dict[str, object]:
-        return document(self)
+        rows = self.summary_rows()
+        costs = [r["cost_usd"] for r in rows if isinstance(r["cost_usd"], float | int)]
+        return {
+            "schema": BATCH_SCHEMA,
+            "batch_id": self.batch_id,
+            "status": self.status,
+            "source": self.source,
+            "parallel": self.parallel,
+            "runs": rows,
+            "cost_usd": round(sum(costs), 6) if costs else None,
+            "paths": {
+                "index_json": str(self.path / "index.json"),
+                "index_md": str(self.path / "index.md"),
+            },
+            "resume": None if self.status == "done" else f"collab resume {self.batch_id}",
+        }
+
+    def write_index(self) -> None:
+        doc = self.document()
+        write_file(self.path / "index.json", json.dumps(doc, ensure_ascii=False, indent=1))
+        lines = [
+            f"# Batch {self.batch_id}",
+            "",
+            f"- source: `{self.source}` · status {self.status} · parallel {self.parallel}",
+            f"- cost: {_cost(doc['cost_usd'])}",
+            "",
+            "| # | topic | status | stop | rounds | resolved | open | dropped | cost | run |",
+            "|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        for n, r in enumerate(self.summary_rows(), 1):
+            topic = " ".join(str(r["topic"]).split()).replace("|", "\\|")
+            link = f"../../runs/{r['run_id']}/transcript.md"
+            lines.append(
+                f"| {n} | {topic} | {r['status']} | {r['stop_reason'] or '—'} "
+                f"| {r['rounds_done']}/{r['rounds']} | {r['resolved']} | {r['open']} "
+                f"| {r['dropped']} | {_cost(r['cost_usd'])} "
+                f"| [{r['run_id']}]({link}) |"
+            )
+        write_file(self.path / "index.md", "\n".join(lines) + "\n")
+
+
+@dataclass
+class ItemStatus:
+    """Where one run of a batch stands, read from its state.json (for the display and
+    the index)."""
+
+    item: Item
+    status: str
+    rounds_done: int
+    rounds: int
+    cost: float | None
+    stop_reason: str | None
+    counts: dict[str, int]
+
+    @property
+    def elapsed(self) -> float:
+        if self.item.started is None:
+            return 0.0
+        return (self.item.ended or time.monotonic()) - self.item.started
+
+
+def item_status(item: Item) -> ItemStatus:
+    """A run whose state cannot be read shows as ``unreadable`` rather than stopping the batch."""
+    try:
+        st = RunState.from_dict(RunDir(item.run_id).load())
+    except (UsageError, KeyError, AssertionError, ValueError, TypeError):
+        return ItemStatus(item, "unreadable", 0, 0, None, None, {})
+    return ItemStatus(
+        item=item,
+        status=st.status,
+        rounds_done=st.rounds_done(),
+        rounds=st.config.rounds,
+        cost=st.cost_usd(),
+        stop_reason=st.stop_reason,
+        counts={str(k): v for k, v in counts(st.ledger()).items()},
+    )
+
+
+def _cost(v: object) -> str:
+    return fmt_cost(float(v)) if isinstance(v, int | float) else "n/a"

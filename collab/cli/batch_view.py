@@ -8,9 +8,8 @@ from rich.live import Live
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
-from collab.batch import Batch
-from collab.batch import Progress as RunProgress
-from collab.cli.tables import RUN_STYLE, Cell, Col, FittedTable, batch_table
+from collab.batch.record import Batch, ItemStatus
+from collab.cli.tables import RUN_STYLE, Col, FittedTable, TableCell, batch_table
 from collab.report import fmt_cost
 from collab.text import one_line
 
@@ -33,7 +32,7 @@ class BatchView:
             self.live.start()
 
     def tick(self, batch: Batch) -> None:
-        rows = batch.all_progress()
+        rows = batch.item_statuses()
         finished = sum(1 for p in rows if p.item.exit_code is not None or p.status == "done")
         self.bar.update(self.task, completed=finished)
         if self.live is not None:
@@ -74,9 +73,9 @@ _PROGRESS_COLUMNS = (
 _PROGRESS_LAYOUT = tuple(c.key for c in _PROGRESS_COLUMNS)
 
 
-def progress_table(rows: list[RunProgress]) -> FittedTable:
+def progress_table(rows: list[ItemStatus]) -> FittedTable:
     """The live rows: the topic gives way, the rest never wraps."""
-    cells: list[dict[str, Cell]] = [
+    cells: list[dict[str, TableCell]] = [
         {
             "n": str(n),
             "topic": one_line(p.item.topic, 48),

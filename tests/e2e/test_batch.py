@@ -557,7 +557,7 @@ def test_batch_sigkill_then_resume_finishes_every_debate_once(
         run_ids = [r["run_id"] for r in load_json(bdir / "batch.json")["runs"]]
         # Its children live on, holding their runs' locks (they hold them already: asking
         # cannot take one from them).
-        drivers = {r: RunDir(r).lock_holder() for r in run_ids}
+        drivers = {r: RunDir(r).holder_by_locking() for r in run_ids}
         orphans = {r: pid for r, pid in drivers.items() if pid}
         assert orphans, (drivers, run_statuses(hermetic_env))
         assert all(pid_alive(pid) and pid != parent.pid for pid in orphans.values())

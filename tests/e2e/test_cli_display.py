@@ -17,8 +17,8 @@ import pytest
 from rich.console import Console, RenderableType
 
 from collab import __version__
-from collab.batch import Progress
-from collab.batch.item import Item
+from collab.batch.pool import Item
+from collab.batch.record import ItemStatus
 from collab.cli import main
 from collab.cli.batch_view import progress_table
 from collab.cli.tables import batch_table, doctor_table, ledger_table, presets_table, runs_table
@@ -165,7 +165,7 @@ def test_batch_summary_table_fits(width: int) -> None:
 @pytest.mark.parametrize("width", WIDTHS)
 def test_batch_progress_table_fits(width: int) -> None:
     rows = [
-        Progress(Item(str(r["run_id"]), n, str(r["topic"])), str(r["status"]), 2, 3, 0.0213,
+        ItemStatus(Item(str(r["run_id"]), n, str(r["topic"])), str(r["status"]), 2, 3, 0.0213,
                  None, {})
         for n, r in enumerate(BATCH, 1)
     ]  # fmt: skip
