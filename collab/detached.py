@@ -13,10 +13,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
+from collab.doctor import check_prerequisites
 from collab.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, CollabError
 from collab.events import Listener
 from collab.orchestrator import drive
-from collab.preflight import check_prerequisites
 from collab.state import load_state
 from collab.store import RunDir
 

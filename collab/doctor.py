@@ -1,4 +1,6 @@
-"""``collab doctor``: can the default path (claude in a tmux pane) run here, and if not, why."""
+"""Is what a run needs installed? ``collab doctor``: can the default path (claude in a tmux
+pane) run here, and if not, why; :func:`check_prerequisites`: the same question asked of
+one run's config before it starts (exit 3 and how to fix it if not)."""
 
 from __future__ import annotations
 
@@ -9,16 +11,34 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from collab.agents import CLAUDE_LOGIN_HINT, AgentSpec, build_argv, build_env, resolve_binary
+from collab.agents import (
+    CLAUDE_LOGIN_HINT,
+    AgentSpec,
+    build_argv,
+    build_env,
+    load_agents,
+    resolve_binary,
+    spec_for,
+)
 from collab.agents.catalogue import interpret, stored_login
+from collab.config import DebateConfig
 from collab.errors import PrerequisiteError, StorageError
 from collab.paths import collab_home
+from collab.runners import check_runner
 from collab.runners.probe import first_line, probe
 from collab.state import stored_runs
 from collab.store import runs_dir, storing, write_file
 
 Level = Literal["ok", "warn", "fail", "info"]
 LOW_SPACE = 10 * 1024 * 1024  # bytes: a warning below this much room in the data dir
+
+
+def check_prerequisites(cfg: DebateConfig) -> None:
+    """Fail before anything starts when tmux or an agent CLI is missing."""
+    agents = load_agents()
+    for choice in (cfg.agent_a, cfg.agent_b, cfg.judge):
+        resolve_binary(spec_for(choice.agent, choice.command, agents))
+    check_runner(cfg.runner)
 
 
 @dataclass(frozen=True)

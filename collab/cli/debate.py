@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from collab.cli import control as c
+from collab.cli import background as c
 from collab.cli import options as o
 from collab.cli.options import echo_json, echo_json_line, with_debate_options
 from collab.errors import EXIT_FAILED
 
 if TYPE_CHECKING:
-    from collab.batch import Batch
+    from collab.batch.record import Batch
     from collab.config import DebateConfig
     from collab.state import RunState
     from collab.store import RunDir
@@ -62,7 +62,7 @@ def debate(
 def _detach(cfg: DebateConfig, *, as_json: bool, ndjson: bool) -> None:
     """Start the run in its own session and return: the run id on stdout."""
     from collab.control import start_detached, started_document
-    from collab.preflight import check_prerequisites
+    from collab.doctor import check_prerequisites
 
     if ndjson:
         from collab.errors import UsageError
@@ -92,9 +92,10 @@ def batch(
 ) -> None:
     """Run a debate per topic in a file, several at once; options are defaults for each entry."""
     from collab.agents import load_agents
-    from collab.batch import Batch, read_entries
+    from collab.batch.entries import read_entries
+    from collab.batch.record import Batch
+    from collab.doctor import check_prerequisites
     from collab.errors import UsageError
-    from collab.preflight import check_prerequisites
     from collab.settings import merge, user_defaults
 
     if not 1 <= parallel <= 32:
@@ -120,13 +121,13 @@ def resume(
     as_json: o.Json = False,
 ) -> None:
     """Continue a stopped or crashed run (or batch) at its first turn without a saved result."""
+    from collab.doctor import check_prerequisites
     from collab.errors import UsageError
-    from collab.preflight import check_prerequisites
     from collab.state import load_state
     from collab.store import RunDir
 
     if run_id.startswith("batch-"):
-        from collab.batch import Batch
+        from collab.batch.record import Batch
 
         b = Batch.load(run_id)
         _run_batch(b, parallel or b.parallel, as_json)
@@ -171,7 +172,7 @@ def _events_mode(events: str | None, as_json: bool) -> bool:
 
 
 def _start(cfg: DebateConfig, *, as_json: bool, ndjson: bool = False) -> tuple[RunState, RunDir]:
-    from collab.preflight import check_prerequisites
+    from collab.doctor import check_prerequisites
     from collab.state import RunState
     from collab.store import RunDir, new_run_id
 

@@ -3,7 +3,7 @@
 driven by ``python -m collab.detached`` in its own session.
 
 ``collab debate --detach`` and the MCP tools ``debate_start``/``debate`` both come here.
-Besides ``runners/`` and ``batch/pool``, this is the one place that starts a process.
+The driver's process is started by :func:`collab.runners.detach.spawn_driver`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 from collab.agents import load_agents
 from collab.config import DebateConfig
 from collab.control.liveness import DRIVER_PID_FILE
-from collab.preflight import check_prerequisites
+from collab.doctor import check_prerequisites
 from collab.request import DebateRequest, build_config
 from collab.runners.detach import spawn_driver
 from collab.state import RunState

@@ -5,10 +5,13 @@ documents and their JSON Schemas. The only place collab writes HTML.
 - :mod:`.html` report.html from ``templates/`` (Jinja2, autoescaped)
 - :mod:`.markup` model-written Markdown to sanitised HTML (markdown-it-py + nh3)
 - :mod:`.documents` / :mod:`.schemas` the ``--json`` documents and their schemas
-- :mod:`.files` the files a run writes; :mod:`.format` the labels they share
+
+:func:`write_reports` writes the files a run leaves in its directory.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from collab.report.documents import (
     RESULT_SCHEMA,
@@ -22,17 +25,18 @@ from collab.report.documents import (
     skill_document,
     version_document,
 )
-from collab.report.files import write_reports
-from collab.report.format import fmt_cost
 from collab.report.html import render_html
 from collab.report.markdown import (
     fallback_summary,
+    fmt_cost,
     judge_md,
-    ledger_table,
+    ledger_markdown,
     render_markdown_report,
     transcript_md,
 )
 from collab.report.schemas import SCHEMAS
+from collab.state import RunState
+from collab.store import RunDir
 
 __all__ = [
     "RESULT_SCHEMA",
@@ -42,7 +46,7 @@ __all__ = [
     "fallback_summary",
     "fmt_cost",
     "judge_md",
-    "ledger_table",
+    "ledger_markdown",
     "list_document",
     "preset_document",
     "presets_document",
@@ -55,3 +59,12 @@ __all__ = [
     "version_document",
     "write_reports",
 ]
+
+
+def write_reports(state: RunState, run_dir: RunDir) -> dict[str, Path]:
+    """transcript.md, judge.md (once there is a summary) and report.html."""
+    paths = {"transcript": run_dir.write_text("transcript.md", transcript_md(state))}
+    if state.judge is not None:
+        paths["judge"] = run_dir.write_text("judge.md", judge_md(state))
+    paths["html"] = run_dir.write_text("report.html", render_html(state))
+    return paths

@@ -19,7 +19,7 @@ from markupsafe import Markup
 
 from collab import __version__
 from collab.ledger import Issue, Ledger, Status, counts, get
-from collab.report.format import fmt_cost, judge_title, tokens_line
+from collab.report.markdown import fmt_cost, judge_title, tokens_line
 from collab.report.markup import markdown_html, prose_html
 from collab.state import Angle, RunState
 from collab.text import clean

@@ -1,6 +1,7 @@
 """Markdown people keep: the transcript, the judge summary, our own ledger summary, and the
 HTML page's outline (``collab show``).
 
+The labels every report shares (a cost, a token count, the summary's title) are here too.
 The transcript is chronological; the outline follows the page (summary, ledger, evolution,
 then the rounds). Both are built from the same per-turn pieces.
 """
@@ -12,7 +13,6 @@ from itertools import groupby
 
 from collab.lang import Lang
 from collab.ledger import Issue, counts, get
-from collab.report.format import fmt_cost, judge_title, tokens_line
 from collab.report.markup import demote_headings
 from collab.state import RunState
 from collab.stats import run_stats
@@ -21,6 +21,31 @@ from collab.turns import TurnRecord
 
 STATUS_MARK = {"open": "🟡 open", "resolved": "🟢 resolved", "dropped": "⚪ dropped"}
 ICON = {"A": "🔵", "B": "🔴"}
+
+
+# The small labels every report shares (the HTML page too): a cost, a token count, a title.
+def fmt_cost(cost: float | None) -> str:
+    return "n/a" if cost is None else f"${cost:.4f}"
+
+
+def tokens_line(state: RunState) -> str:
+    """``1,200 in · 340 out · …``, the zero counts left out; ``n/a`` when none is known."""
+    t = state.tokens()
+    parts = [
+        ("in", t.input_tokens),
+        ("out", t.output_tokens),
+        ("cache read", t.cache_read_tokens),
+        ("cache write", t.cache_write_tokens),
+    ]
+    if not any(n for _, n in parts):
+        return "n/a"
+    return " · ".join(f"{n:,} {label}" for label, n in parts if n)
+
+
+def judge_title(state: RunState) -> str:
+    """The summary section's heading: a fallback summary is labelled as ours."""
+    fallback = state.judge is not None and state.judge.fallback
+    return "Summary (from the ledger)" if fallback else "Judge summary"
 
 
 # The ledger table's words per language: the header, the status marks, "no issues".
@@ -33,7 +58,7 @@ _TABLE: dict[str, tuple[tuple[str, ...], dict[str, str], str]] = {
 }  # fmt: skip
 
 
-def ledger_table(issues: tuple[Issue, ...], lang: Lang = "en") -> str:
+def ledger_markdown(issues: tuple[Issue, ...], lang: Lang = "en") -> str:
     header, mark, empty = _TABLE[lang]
     if not issues:
         return empty + "\n"
@@ -118,7 +143,7 @@ def fallback_summary(state: RunState) -> str:
         out.append(f"  - {b}: {md_cell(i.evidence_b, 400) or '—'}")
     if not open_:
         out.append(w["none"])
-    out += ["", w["tradeoffs"], "", ledger_table(ledger.issues, cfg.lang), w["actions"]]
+    out += ["", w["tradeoffs"], "", ledger_markdown(ledger.issues, cfg.lang), w["actions"]]
     if open_:
         out += [w["settle"].format(id=i.id, title=md_cell(i.title, 80)) for i in open_]
     else:
@@ -209,7 +234,7 @@ def transcript_md(state: RunState) -> str:
     out += _by_round(state.turns, lambda r: ["", f"## Round {r}"], _transcript_turn)
     if state.angle is not None:
         out += ["", f"_New angle injected before round {state.angle.round_no}: {state.angle.text}_"]
-    out += ["", "## Final ledger", "", ledger_table(state.ledger().issues)]
+    out += ["", "## Final ledger", "", ledger_markdown(state.ledger().issues)]
     if state.judge is not None:
         title = "Summary (from the ledger)" if state.judge.fallback else "Judge"
         out += [f"## {title}", "", state.judge.text.strip(), ""]
@@ -266,7 +291,7 @@ def render_markdown_report(state: RunState) -> str:
         else demote_headings(state.judge.text.strip())
     )
     out += ["", f"## {judge_title(state)}", "", judge, "", "## Final ledger", ""]
-    out.append(ledger_table(ledger.issues))
+    out.append(ledger_markdown(ledger.issues))
     lgs = state.round_ledgers()
     if ledger.issues and lgs:
         rounds = " | ".join(f"R{n}" for n in range(1, len(lgs) + 1))

@@ -1,18 +1,30 @@
 """JSON Schemas (draft 2020-12) of every ``--json`` document, versioned by ``schema``.
 
 A document's ``schema`` value names its shape and version (``collab.result/1``); a
-breaking change bumps the number. ``collab schema NAME`` prints one of these.
+breaking change bumps the number. ``collab schema NAME`` prints one of these. The
+documents that start and follow a detached run (``collab debate --detach``, ``status``,
+``cancel``) and the MCP server's ``server_info`` are here too. Every enum is taken from
+the type that defines the values (``typing.get_args`` of its ``Literal``), never typed
+again.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
-from collab.report.control_schemas import CONTROL_SCHEMAS
+from collab.config import RunnerKind
+from collab.doctor import Level
+from collab.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_PREREQ, EXIT_USAGE
+from collab.ledger import STATUSES, Resolution
+from collab.seats import SIDES
+from collab.skill import InstallAction
+from collab.state import RunStatus
+from collab.turns import TurnStatus
+from collab.verdict import VERDICTS
 
 _NUM_OR_NULL: dict[str, Any] = {"type": ["number", "null"]}
 _STR_OR_NULL: dict[str, Any] = {"type": ["string", "null"]}
-_STATUS = {"enum": ["pending", "running", "done", "interrupted", "failed", "unreadable", "damaged"]}
+_STATUS = {"enum": [*get_args(RunStatus), "unreadable", "damaged"]}
 
 
 def _doc(name: str, props: dict[str, Any], required: list[str]) -> dict[str, Any]:
@@ -31,14 +43,14 @@ _ISSUE = {
     "properties": {
         "id": {"type": "string", "pattern": "^I[1-9][0-9]*$"},
         "title": {"type": "string"},
-        "raised_by": {"enum": ["A", "B"]},
-        "status": {"enum": ["open", "resolved", "dropped"]},
+        "raised_by": {"enum": list(SIDES)},
+        "status": {"enum": list(STATUSES)},
         "evidence_a": {"type": "string"},
         "evidence_b": {"type": "string"},
         "round_opened": {"type": "integer", "minimum": 1},
         "round_updated": {"type": "integer", "minimum": 1},
-        "dropped_by": {"type": "array", "items": {"enum": ["A", "B"]}},
-        "resolution": {"enum": ["agree", "drop", None]},
+        "dropped_by": {"type": "array", "items": {"enum": list(SIDES)}},
+        "resolution": {"enum": [*get_args(Resolution), None]},
         "reason": {"type": "string"},
     },
     "required": ["id", "title", "raised_by", "status", "evidence_a", "evidence_b"],
@@ -61,7 +73,7 @@ RESULT = _doc(
         "status": _STATUS,
         "stop_reason": _STR_OR_NULL,
         "stop_detail": {"type": "string"},
-        "verdict": {"enum": ["consensus", "partial", "split", "inconclusive"]},
+        "verdict": {"enum": list(VERDICTS)},
         "error": _STR_OR_NULL,
         "topic": {"type": "string"},
         "preset": {"type": "string"},
@@ -83,8 +95,8 @@ RESULT = _doc(
                 "type": "object",
                 "properties": {
                     "round": {"type": "integer", "minimum": 1},
-                    "side": {"enum": ["A", "B"]},
-                    "status": {"enum": ["ok", "abstain", "timeout", "no-response", "error"]},
+                    "side": {"enum": list(SIDES)},
+                    "status": {"enum": list(get_args(TurnStatus))},
                     "prose": {"type": "string"},
                     "cost_usd": _NUM_OR_NULL,
                     "duration_s": {"type": "number"},
@@ -132,7 +144,7 @@ ERROR = _doc(
             "properties": {"kind": {"type": "string"}, "message": {"type": "string"}},
             "required": ["kind", "message"],
         },
-        "exit_code": {"enum": [1, 2, 3, 130]},
+        "exit_code": {"enum": [EXIT_FAILED, EXIT_USAGE, EXIT_PREREQ, EXIT_INTERRUPTED]},
     },
     ["error", "exit_code"],
 )
@@ -219,7 +231,7 @@ DOCTOR = _doc(
                 "type": "object",
                 "properties": {
                     "name": {"type": "string"},
-                    "level": {"enum": ["ok", "warn", "fail", "info"]},
+                    "level": {"enum": list(get_args(Level))},
                     "detail": {"type": "string"},
                     "fix": {"type": "string"},
                 },
@@ -265,7 +277,7 @@ BATCH = _doc(
 )
 SKILL = _doc(
     "collab.skill/1",
-    {"action": {"enum": ["installed", "unchanged", "updated"]}, "path": {"type": "string"}},
+    {"action": {"enum": list(get_args(InstallAction))}, "path": {"type": "string"}},
     ["action", "path"],
 )
 
@@ -273,7 +285,7 @@ VERSION = _doc("collab.version/1", {"version": {"type": "string", "minLength": 1
 
 _WHERE = {
     "round": {"type": "integer", "minimum": 1},
-    "side": {"enum": ["A", "B", "judge"]},
+    "side": {"enum": [*SIDES, "judge"]},
 }
 # One line of runs/<id>/events.jsonl and of `collab debate --events ndjson`.
 EVENT = _doc(
@@ -344,10 +356,114 @@ STATS = _doc(
     ["runs", "turns", "concession_rate", "verdicts", "salvage_rate", "per_run"],
 )
 
+# The documents that start and follow a detached run, and the MCP server's own.
+_RUN_STATUS = {"enum": list(get_args(RunStatus))}
+_COUNT = {"type": "integer", "minimum": 0}
+
+
+def _done_of(key: str) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {"done": _COUNT, "planned": _COUNT},
+        "required": ["done", "planned"],
+        "description": f"{key} finished and planned",
+    }
+
+
+STARTED = _doc(
+    "collab.started/1",
+    {
+        "run_id": {"type": "string"},
+        "status": {"const": "pending"},
+        "topic": {"type": "string"},
+        "preset": {"type": "string"},
+        "rounds": {"type": "integer", "minimum": 1},
+        "runner": {"enum": list(get_args(RunnerKind))},
+        "max_cost": _NUM_OR_NULL,
+        "watch": {"type": "string", "description": "the command that shows the run live"},
+        "status_command": {"type": "string"},
+        "result_command": {"type": "string"},
+        "cancel_command": {"type": "string"},
+        "run_dir": {"type": "string"},
+    },
+    ["run_id", "status", "topic", "watch", "run_dir"],
+)
+
+STATUS = _doc(
+    "collab.status/1",
+    {
+        "run_id": {"type": "string"},
+        "status": _RUN_STATUS,
+        "active": {"type": "boolean", "description": "a process is driving the run now"},
+        "phase": {"enum": ["starting", "debating", "judging", "finishing", "finished", "stopped"]},
+        "topic": {"type": "string"},
+        "preset": {"type": "string"},
+        "roles": {
+            "type": "object",
+            "properties": {"A": {"type": "string"}, "B": {"type": "string"}},
+            "required": ["A", "B"],
+        },
+        "round": {"type": "integer", "minimum": 1, "description": "the round in progress"},
+        "rounds": _done_of("rounds"),
+        "turns": _done_of("turns"),
+        "counts": {
+            "type": "object",
+            "properties": {k: _COUNT for k in ("open", "resolved", "dropped")},
+            "required": ["open", "resolved", "dropped"],
+        },
+        "last_turn": {
+            "type": ["object", "null"],
+            "properties": {
+                "round": {"type": "integer", "minimum": 1},
+                "side": {"enum": list(SIDES)},
+                "role": {"type": "string"},
+                "status": {"type": "string"},
+                "summary": {"type": "string", "description": "its first paragraph, one line"},
+            },
+            "required": ["round", "side", "role", "status", "summary"],
+        },
+        "stop_reason": _STR_OR_NULL,
+        "stop_detail": {"type": "string"},
+        "elapsed_s": {"type": "number", "minimum": 0},
+        "remaining_s": {**_NUM_OR_NULL, "description": "estimated; null when not running"},
+        "cost_usd": _NUM_OR_NULL,
+        "max_cost": _NUM_OR_NULL,
+        "error": _STR_OR_NULL,
+        "attach": _STR_OR_NULL,
+        "watch": {"type": "string"},
+        "result": {"type": "string"},
+        "resume": _STR_OR_NULL,
+    },
+    ["run_id", "status", "active", "phase", "topic", "round", "rounds", "turns", "counts",
+     "last_turn", "stop_reason", "elapsed_s", "remaining_s", "cost_usd", "error", "watch",
+     "resume"],
+)  # fmt: skip
+
+SERVER = _doc(
+    "collab.server/1",
+    {
+        "name": {"const": "collab"},
+        "version": {"type": "string"},
+        "limits": {
+            "type": "object",
+            "properties": {
+                "max_cost": {"type": "number", "exclusiveMinimum": 0},
+                "max_concurrent": {"type": "integer", "minimum": 1},
+            },
+            "required": ["max_cost", "max_concurrent"],
+        },
+        "runner": {"enum": [k for k in get_args(RunnerKind) if k != "auto"]},
+        "active_runs": {"type": "array", "items": {"type": "string"}},
+        "workdir": {"type": "string"},
+        "config": {"type": "string"},
+    },
+    ["version", "limits", "active_runs"],
+)
+
 SCHEMAS: dict[str, dict[str, Any]] = {
     s["title"]: s
     for s in (
         *(RESULT, ERROR, LIST, PRESETS, PRESET, DOCTOR, BATCH, SKILL, VERSION, EVENT, STATS),
-        *CONTROL_SCHEMAS,
+        *(STARTED, STATUS, SERVER),
     )
 }
