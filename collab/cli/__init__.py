@@ -17,7 +17,7 @@ import traceback
 
 import typer
 
-from collab.cli import control, info, run, runs, stats, watch
+from collab.cli import background, debate, info, runs, stats, watch
 from collab.cli.options import echo_json, echo_json_line
 from collab.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, CollabError
 
@@ -36,20 +36,20 @@ app = typer.Typer(
     rich_markup_mode="rich",
 )
 app.callback(invoke_without_command=True)(info.root)
-app.command(rich_help_panel=DEBATES)(run.debate)
-app.command(rich_help_panel=DEBATES)(run.batch)
-app.command(rich_help_panel=DEBATES)(run.resume)
+app.command(rich_help_panel=DEBATES)(debate.debate)
+app.command(rich_help_panel=DEBATES)(debate.batch)
+app.command(rich_help_panel=DEBATES)(debate.resume)
 app.command(rich_help_panel=DEBATES)(watch.watch)
-app.command(rich_help_panel=DEBATES)(control.status)
-app.command(rich_help_panel=DEBATES)(control.result)
-app.command(rich_help_panel=DEBATES)(control.cancel)
+app.command(rich_help_panel=DEBATES)(background.status)
+app.command(rich_help_panel=DEBATES)(background.result)
+app.command(rich_help_panel=DEBATES)(background.cancel)
 app.command("list", rich_help_panel=RUNS)(runs.list_runs)
 app.command(rich_help_panel=RUNS)(runs.show)
 app.command(rich_help_panel=RUNS)(runs.export)
 app.command(rich_help_panel=RUNS)(stats.stats)
 app.command(rich_help_panel=INFO)(info.doctor)
 app.command(rich_help_panel=INFO)(info.schema)
-app.command(rich_help_panel=INFO)(control.mcp)
+app.command(rich_help_panel=INFO)(background.mcp)
 
 presets_app = typer.Typer(help="List the built-in and user presets, or show one.")
 presets_app.callback(invoke_without_command=True)(info.presets_list)

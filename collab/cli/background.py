@@ -17,8 +17,8 @@ import typer
 
 from collab.cli import options as o
 from collab.cli.options import echo_json
+from collab.cli.runs import RunId
 
-RunId = Annotated[str, typer.Argument(metavar="ID", help="The run id (collab list).")]
 TopicFile = Annotated[
     Path | None,
     typer.Option("--topic-file", metavar="PATH", show_default=False, rich_help_panel=o.ROLES,
@@ -129,7 +129,7 @@ def cancel(
     as_json: o.Json = False,
 ) -> None:
     """Stop a running debate like Ctrl-C: state saved, continue with collab resume ID."""
-    from collab.control import cancel as cancel_run
+    from collab.control import cancel_run
 
     doc = cancel_run(run_id, wait=wait)
     if as_json:

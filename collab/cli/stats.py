@@ -17,10 +17,10 @@ def stats(as_json: o.Json = False) -> None:
     from collab.fields import DamagedField
     from collab.state import RunState
     from collab.stats import aggregate, run_stats
-    from collab.store import list_runs
+    from collab.store import scan_runs
 
     per_run = []
-    for stored in list_runs():
+    for stored in scan_runs():
         if stored.state is None:
             continue  # collab list shows damaged runs; they have no numbers
         try:

@@ -24,7 +24,7 @@ from collab.presets import Preset
 from collab.report import fmt_cost
 from collab.text import one_line
 
-Cell = str | Text
+TableCell = str | Text
 
 ISSUE_STYLE = {"open": "yellow", "resolved": "green", "dropped": "dim"}
 RUN_STYLE = {
@@ -53,7 +53,7 @@ class FittedTable:
         self,
         columns: Sequence[Col],
         layouts: Sequence[Sequence[str]],
-        rows: Sequence[Mapping[str, Cell]],
+        rows: Sequence[Mapping[str, TableCell]],
         *,
         free_min: int,
         title: str | None = None,
@@ -99,7 +99,7 @@ class FittedTable:
         return table
 
 
-def _text(cell: Cell) -> Text:
+def _text(cell: TableCell) -> Text:
     return cell if isinstance(cell, Text) else Text(cell)
 
 
@@ -126,7 +126,7 @@ _RUN_LAYOUTS = (
 def runs_table(rows: Sequence[Mapping[str, object]]) -> FittedTable:
     """``collab list``: one line per run, from ``collab.report.run_row`` rows. A damaged
     run shows what could be read of it, and its reason where the topic is unknown."""
-    cells: list[dict[str, Cell]] = []
+    cells: list[dict[str, TableCell]] = []
     for r in rows:
         status, stop = str(r["status"]), r["stop_reason"]
         topic = Text(one_line(str(r["topic"]), 50)) if r["topic"] is not None else None
@@ -174,7 +174,7 @@ _PRESET_LAYOUTS = (
 
 
 def presets_table(presets: Sequence[Preset]) -> FittedTable:
-    cells: list[dict[str, Cell]] = []
+    cells: list[dict[str, TableCell]] = []
     for p in presets:
         a, b = one_line(p.role_a.name), one_line(p.role_b.name)
         cells.append({
@@ -208,7 +208,7 @@ _BATCH_LAYOUTS = (
 
 def batch_table(rows: Sequence[Mapping[str, object]], title: str) -> FittedTable:
     """The summary at the end of a batch, from ``Batch.summary_rows()``."""
-    cells: list[dict[str, Cell]] = []
+    cells: list[dict[str, TableCell]] = []
     for r in rows:
         cost = r["cost_usd"]
         counts = (str(r["resolved"]), str(r["open"]), str(r["dropped"]))

@@ -35,7 +35,7 @@ def watch(
     load_state(run_dir)  # a clear error for an unknown or damaged run
     view = DebateView()
     try:
-        code = follow(run_dir.path, view)
+        code = feed_view(run_dir.path, view)
     finally:
         view.close()
     if code != 0:
@@ -52,7 +52,7 @@ def watch(
     raise typer.Exit(code)
 
 
-def follow(path: Path, view: DebateView) -> int | None:
+def feed_view(path: Path, view: DebateView) -> int | None:
     """Feed every event of the run to ``view`` until it finishes (its exit code) or is
     left without a driver (None)."""
     events = path / "events.jsonl"

@@ -12,7 +12,7 @@ the MCP tools.
 from __future__ import annotations
 
 from collab.control.liveness import driver_pid, lock_holder, pid_alive
-from collab.control.ops import RunStillGoing, cancel, result_of
+from collab.control.ops import RunStillGoing, cancel_run, result_of
 from collab.control.progress import EventReader, Progress, summary
 from collab.control.start import (
     STARTED_SCHEMA,
@@ -30,7 +30,7 @@ __all__ = [
     "Progress",
     "RunStillGoing",
     "Started",
-    "cancel",
+    "cancel_run",
     "driver_pid",
     "lock_holder",
     "pid_alive",

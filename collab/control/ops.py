@@ -42,7 +42,7 @@ def result_of(run_id: str) -> dict[str, object]:
     return result_document(state, run_dir)
 
 
-def cancel(run_id: str, wait: float = CANCEL_WAIT) -> dict[str, object]:
+def cancel_run(run_id: str, wait: float = CANCEL_WAIT) -> dict[str, object]:
     """Stop the run's driver like Ctrl-C and wait (up to ``wait`` s) until it has saved
     its state and let go; the status document after. A run nobody drives is left as it
     is (cancelling twice is cancelling once)."""

@@ -31,16 +31,16 @@ _JSON_TYPES: dict[str, tuple[type, ...]] = {
 
 
 @dataclass(frozen=True)
-class Limits:
+class McpLimits:
     max_cost: float = DEFAULT_MAX_COST
     max_concurrent: int = DEFAULT_MAX_CONCURRENT
 
 
-def load_limits(path: Path | None = None) -> Limits:
+def load_limits(path: Path | None = None) -> McpLimits:
     """``[mcp]`` of config.toml: ``max_cost`` (USD, the default and the ceiling of a
     debate's max_cost) and ``max_concurrent`` (debates this server runs at once)."""
     path, table = config_table("mcp", path)
-    limits = Limits()
+    limits = McpLimits()
     for key, value in table.items():
         number = value if isinstance(value, int | float) and not isinstance(value, bool) else 0
         if key == "max_cost" and number > 0:
@@ -56,7 +56,7 @@ def load_limits(path: Path | None = None) -> Limits:
     return limits
 
 
-def debate_request(arguments: Mapping[str, object], limits: Limits, root: Path) -> DebateRequest:
+def debate_request(arguments: Mapping[str, object], limits: McpLimits, root: Path) -> DebateRequest:
     """The request ``collab debate`` would build from the same options, with the MCP
     defaults: the subprocess runner, the server's max_cost."""
     given: dict[str, object] = {}

@@ -30,7 +30,7 @@ from collab import __version__, control
 from collab.control.progress import Change
 from collab.control.status import WAIT_POLL
 from collab.errors import CollabError, UsageError
-from collab.mcp_server.args import Limits, debate_request, load_limits
+from collab.mcp_server.args import McpLimits, debate_request, load_limits
 from collab.mcp_server.follow import follow
 from collab.mcp_server.tools import MAX_WAIT_S, TOOLS
 from collab.paths import config_path
@@ -171,7 +171,7 @@ class CollabServer:
         return await anyio.to_thread.run_sync(control.result_of, _run_id(args))
 
     async def debate_cancel(self, ctx: Ctx, args: Args) -> dict[str, object]:
-        return await anyio.to_thread.run_sync(control.cancel, _run_id(args))
+        return await anyio.to_thread.run_sync(control.cancel_run, _run_id(args))
 
     # -- reference -----------------------------------------------------------------------------
     async def runs_list(self, ctx: Ctx, args: Args) -> dict[str, object]:
@@ -186,7 +186,7 @@ class CollabServer:
         return presets_document((await anyio.to_thread.run_sync(load_presets)).values())
 
     async def server_info(self, ctx: Ctx, args: Args) -> dict[str, object]:
-        limits: Limits = await anyio.to_thread.run_sync(load_limits)
+        limits: McpLimits = await anyio.to_thread.run_sync(load_limits)
         active = [r for r in self.started if control.driver_pid(RunDir(r).path) is not None]
         return {
             "schema": "collab.server/1",
