@@ -1,0 +1,120 @@
+"""A name means one thing across the package: no public top-level class, function or type
+alias is defined in two modules of ``collab/`` (read from the AST, so nothing is imported).
+
+``SHARED`` lists the few names that may stay in more than one module, each with its reason.
+An entry marked ``TODO(owner)`` is a collision that owner's branch removes; prune it then
+(``test_shared_names_still_collide`` says which entries no longer collide).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "collab"
+
+SHARED: dict[str, str] = {
+    # Every module run with ``python -m`` (and the console script) names its entry
+    # point ``main``, the convention tools and readers look for.
+    "main": "the entry point of a module run as a program",
+    # Typer parameter types in cli/options.py, named for the option they declare; the
+    # option declaration replaces them.
+    "AgentSetup": "TODO(h-opts): cli/options' --agent-setup parameter type vs agents.spec",
+    "Lang": "TODO(h-opts): cli/options' --lang parameter type vs lang.Lang",
+    "Opening": "TODO(h-opts): cli/options' --opening parameter type vs config.Opening",
+    "Preset": "TODO(h-opts): cli/options' --preset parameter type vs presets.Preset",
+    "Runner": "TODO(h-opts): cli/options' --runner parameter type vs runners.base.Runner",
+    "Timeout": "TODO(h-opts): cli/options' --timeout parameter type vs turn.Timeout",
+    # The turn/event area, renamed on h-turn.
+    "Event": "TODO(h-turn): three aliases of one events.jsonl line (eventlog, control, cli/live)",
+    "TurnView": "TODO(h-turn): a turn as a prompt shows it vs as the HTML page shows it",
+}
+
+
+def _alias_name(node: ast.stmt) -> str | None:
+    """The name a type alias statement defines: ``X: TypeAlias = …``, ``type X = …``, or a
+    capitalised ``X = Literal[…]`` / ``Annotated[…]`` / ``A | B`` (not a CONSTANT)."""
+    type_alias = getattr(ast, "TypeAlias", None)  # Python 3.12's ``type X = …``
+    if type_alias is not None and isinstance(node, type_alias):
+        return str(node.name.id)  # type: ignore[attr-defined]
+    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+        ann = node.annotation
+        named = ann.id if isinstance(ann, ast.Name) else getattr(ann, "attr", None)
+        return node.target.id if named == "TypeAlias" else None
+    if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        target = node.targets[0]
+        if not isinstance(target, ast.Name) or target.id.isupper() or not target.id[0].isupper():
+            return None
+        value = node.value
+        if isinstance(value, ast.Subscript) or (
+            isinstance(value, ast.BinOp) and isinstance(value.op, ast.BitOr)
+        ):
+            return target.id
+    return None
+
+
+def defined_names(source: str) -> set[str]:
+    """The public top-level classes, functions and type aliases a module defines."""
+    names: set[str] = set()
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            name: str | None = node.name
+        else:
+            name = _alias_name(node)
+        if name is not None and not name.startswith("_"):
+            names.add(name)
+    return names
+
+
+def collisions(package: Path) -> dict[str, list[str]]:
+    """Every public name defined in more than one module, with those modules."""
+    where: dict[str, list[str]] = defaultdict(list)
+    for path in sorted(package.rglob("*.py")):
+        module = str(path.relative_to(package.parent))
+        for name in defined_names(path.read_text(encoding="utf-8")):
+            where[name].append(module)
+    return {name: mods for name, mods in where.items() if len(mods) > 1}
+
+
+def test_no_public_name_is_defined_in_two_modules() -> None:
+    found = {name: mods for name, mods in collisions(PACKAGE).items() if name not in SHARED}
+    assert found == {}, "rename one side, or add it to SHARED with the reason it must stay"
+
+
+def test_shared_names_still_collide() -> None:
+    stale = sorted(set(SHARED) - set(collisions(PACKAGE)))
+    assert stale == [], "no longer defined twice: remove these from SHARED"
+
+
+@pytest.mark.parametrize(
+    ("test_id", "source", "names"),
+    [
+        ("class and functions", "class A: ...\ndef f(): ...\nasync def g(): ...", {"A", "f", "g"}),
+        ("private left out", "class _A: ...\ndef _f(): ...", set()),
+        ("literal alias", "Side = Literal['A', 'B']", {"Side"}),
+        ("union alias", "Cell = str | Text", {"Cell"}),
+        ("annotated alias", "RunId = Annotated[str, typer.Argument()]", {"RunId"}),
+        ("TypeAlias", "X: TypeAlias = 'dict[str, int]'", {"X"}),
+        ("typing.TypeAlias", "X: typing.TypeAlias = int", {"X"}),
+        ("constants left out", "SIDES = get_args(Side)\nLIMITS = dict[str, int]", set()),
+        (
+            "nested left out",
+            "def f():\n    def g(): ...\nclass A:\n    def m(self): ...",
+            {"f", "A"},
+        ),
+        ("plain values left out", "Name = 'x'\nFlag = True", set()),
+    ],
+)
+def test_defined_names(test_id: str, source: str, names: set[str]) -> None:
+    assert defined_names(source) == names
+
+
+def test_collisions_finds_a_name_in_two_modules(tmp_path: Path) -> None:
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "a.py").write_text("class Progress: ...\ndef only_here(): ...\n")
+    (pkg / "sub" / "b.py").write_text("def Progress(): ...\n")
+    assert collisions(pkg) == {"Progress": ["pkg/a.py", "pkg/sub/b.py"]}
