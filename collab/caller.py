@@ -1,4 +1,4 @@
-"""Call an agent through a runner with the retry rules of DESIGN §4.
+"""Call an agent through a runner, with these retry rules:
 
 timeout → 1 retry → "(timeout)"; non-zero exit → first 5 lines shown → 1 retry;
 exit 0 with an empty reply → 1 retry → "(no response)". Never raises for a failed turn.

@@ -41,7 +41,7 @@ class AgentSpec:
     # Output that means the CLI has no usable login: no retry can mend it.
     login_failures: tuple[str, ...] = ()
     login_hint: str = ""
-    # Added by the turn's setup and tool set (DESIGN §9).
+    # Added by the turn's setup and tool set.
     lean_argv: tuple[str, ...] = ()
     inherit_argv: tuple[str, ...] = ()
     no_tools_argv: tuple[str, ...] = ()
