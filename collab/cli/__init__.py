@@ -2,11 +2,12 @@
 ``main``, which turns every known error into one line (or one JSON document) and an
 exit code.
 
-``run`` debates (debate, batch, resume), ``runs`` reads kept runs (list, show, export),
-``control`` follows a detached run (status, result, cancel) and serves MCP (mcp),
-``info`` says what collab knows (presets, schema, doctor, skill, --version); ``options``
-holds what they share, ``live``/``batch_view``/``tables`` what they show. rich and typer
-are imported nowhere else in collab.
+``debate`` runs debates (debate, batch, resume), ``runs`` reads kept runs (list, show,
+export), ``background`` follows a detached run (status, result, cancel) and serves MCP
+(mcp), ``watch`` and ``stats`` their commands, ``info`` says what collab knows (presets,
+schema, doctor, skill, --version); ``options`` holds what they share,
+``live``/``batch_view``/``tables`` what they show. rich and typer are imported nowhere
+else in collab.
 """
 
 from __future__ import annotations

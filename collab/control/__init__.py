@@ -2,8 +2,9 @@
 implementation behind ``collab debate --detach``/``status``/``result``/``cancel`` and
 the MCP tools.
 
-- :mod:`.start` validate like ``collab debate``, create the run, start its driver
-  (``python -m collab.detached``) in a session of its own
+- :mod:`.start` validate like ``collab debate``, create the run, have
+  :mod:`collab.runners.detach` start its driver (``python -m collab.detached``) in a
+  session of its own
 - :mod:`.status` the ``collab.status/1`` document; :mod:`.progress` reads events.jsonl
 - :mod:`.ops` the result once it has ended; cancel like Ctrl-C
 - :mod:`.liveness` who drives a run now, found without touching its lock

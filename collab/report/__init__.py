@@ -1,7 +1,8 @@
 """What a run leaves for people and programs: Markdown, one HTML page, the ``--json``
 documents and their JSON Schemas. The only place collab writes HTML.
 
-- :mod:`.markdown` transcript.md, judge.md, the fallback summary, the ``collab show`` outline
+- :mod:`.markdown` transcript.md, judge.md, the fallback summary, the ``collab show`` outline,
+  and the labels every report shares (a cost, a token count)
 - :mod:`.html` report.html from ``templates/`` (Jinja2, autoescaped)
 - :mod:`.markup` model-written Markdown to sanitised HTML (markdown-it-py + nh3)
 - :mod:`.documents` / :mod:`.schemas` the ``--json`` documents and their schemas
