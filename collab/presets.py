@@ -72,9 +72,10 @@ def roles_for(preset: Preset, lang: Lang) -> tuple[RoleText, RoleText]:
     return preset.role_a, preset.role_b
 
 
-def parse_custom_role(text: str, side: Side) -> RoleText:
-    """``"Name: description"`` from ``--role-a``/``--role-b``; the first colon splits."""
-    option = "--role-a" if side == "A" else "--role-b"
+def parse_custom_role(text: str, side: Side, option: str = "") -> RoleText:
+    """``"Name: description"`` from ``--role-a``/``--role-b``; the first colon splits.
+    ``option``: the option as the surface it came from spells it (``role_a`` in a file)."""
+    option = option or ("--role-a" if side == "A" else "--role-b")
     cuts = [i for i in (text.find(c) for c in _COLONS) if i >= 0]
     if not cuts:
         raise UsageError(

@@ -10,11 +10,15 @@ from functools import lru_cache
 from collab.config import DebateConfig, Role
 from collab.contract import DEFAULT_LIMITS
 from collab.ledger import Issue, Ledger
+from collab.options import MAX_TOPIC_CHARS
+from collab.presets import MAX_ROLE_DESCRIPTION_CHARS, MAX_ROLE_NAME_CHARS
 from collab.seats import Side
 from collab.text import for_prompt, prompt_cell, prompt_line
 
 MAX_CONTEXT_CHARS_PER_FILE = 20_000
-REPLY_CAP_FACTOR = 4  # a reply in a later prompt is capped at this many times cfg.max_chars
+# A reply shown in a later prompt is capped at this many times cfg.max_chars (the reply
+# itself was already cut at turn.REPLY_CAP_FACTOR times it when it came in).
+PROMPT_REPLY_FACTOR = 4
 
 
 def older_reply_cap(cfg: DebateConfig) -> int:
@@ -22,9 +26,6 @@ def older_reply_cap(cfg: DebateConfig) -> int:
     return max(200, cfg.max_chars // 5)
 
 
-MAX_TOPIC_CHARS = 4_000
-MAX_NAME_CHARS = 80
-MAX_DESCRIPTION_CHARS = 4_000
 MAX_PATH_CHARS = 300
 MAX_ERROR_CHARS = 1_000
 MAX_ANGLE_CHARS = 500
@@ -119,8 +120,8 @@ class ContractView:
 def role_view(role: Role) -> RoleView:
     return RoleView(
         side=role.side,
-        name=prompt_line(role.name, MAX_NAME_CHARS),
-        description=for_prompt(role.description.strip(), MAX_DESCRIPTION_CHARS),
+        name=prompt_line(role.name, MAX_ROLE_NAME_CHARS),
+        description=for_prompt(role.description.strip(), MAX_ROLE_DESCRIPTION_CHARS),
     )
 
 
@@ -168,7 +169,7 @@ def turn_rows(turns: Sequence[TurnView], reply_cap: int) -> list[TurnRow]:
         TurnRow(
             round_no=t.round_no,
             side=t.side,
-            name=prompt_line(t.role_name, MAX_NAME_CHARS),
+            name=prompt_line(t.role_name, MAX_ROLE_NAME_CHARS),
             status=prompt_line(t.status, 20),
             prose=for_prompt(t.prose.strip(), reply_cap) or "(empty)",
         )

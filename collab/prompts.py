@@ -23,14 +23,14 @@ from collab.errors import CollabError
 from collab.labels import LABELS, Labels
 from collab.lang import Lang
 from collab.ledger import Ledger
+from collab.options import MAX_TOPIC_CHARS
 from collab.paths import builtin_dir, user_dir
 from collab.prompt_views import (
     LEDGER_EVIDENCE_CHARS,
     MAX_ANGLE_CHARS,
     MAX_ERROR_CHARS,
     MAX_PATH_CHARS,
-    MAX_TOPIC_CHARS,
-    REPLY_CAP_FACTOR,
+    PROMPT_REPLY_FACTOR,
     ContextView,
     JudgeIssue,
     JudgeTurn,
@@ -110,7 +110,8 @@ class Prompts:
                 [t for t in recent if t.round_no < round_no - 1], older_reply_cap(cfg)
             )
             + turn_rows(
-                [t for t in recent if t.round_no >= round_no - 1], REPLY_CAP_FACTOR * cfg.max_chars
+                [t for t in recent if t.round_no >= round_no - 1],
+                PROMPT_REPLY_FACTOR * cfg.max_chars,
             ),
             older_rounds_hidden=any(t.round_no < round_no - 2 for t in history),
             angle=prompt_line(angle, MAX_ANGLE_CHARS) if angle and angle.strip() else None,
@@ -130,7 +131,7 @@ class Prompts:
     ) -> str:
         """The json block alone. ``previous`` (the invalid reply's prose) lets an agent
         without session memory restate what it argued instead of guessing."""
-        prev = for_prompt(previous.strip(), REPLY_CAP_FACTOR * cfg.max_chars) if previous else ""
+        prev = for_prompt(previous.strip(), PROMPT_REPLY_FACTOR * cfg.max_chars) if previous else ""
         return self._render(
             "reask.md.j2",
             **speaker(cfg, side),
@@ -173,7 +174,7 @@ class Prompts:
                 label=labels.label(t.side),
                 position=1 if t.side == first else 2,
                 status=prompt_line(t.status, 20),
-                prose=hide(t.prose, REPLY_CAP_FACTOR * cfg.max_chars) or "(empty)",
+                prose=hide(t.prose, PROMPT_REPLY_FACTOR * cfg.max_chars) or "(empty)",
             )
             for t in history
         ]

@@ -1,68 +1,38 @@
-"""User input to a debate (command line, config.toml defaults, a batch entry) checked
-and turned into a DebateConfig: every problem is one UsageError line, nothing started."""
+"""User input to a debate (the command line, config.toml defaults, a batch entry, MCP
+arguments) checked and turned into a DebateConfig: ``request_from`` makes a request of
+any surface's mapping, ``build_config`` checks it as a whole. Every problem is one
+UsageError line naming the option as its surface spells it; nothing is started."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
-from dataclasses import dataclass, fields
+from collections.abc import Collection, Mapping
+from dataclasses import replace
 from pathlib import Path
-from types import NoneType, UnionType
-from typing import TypeVar, get_args, get_origin, get_type_hints
+from typing import TypeVar
 
 from collab import presets
 from collab.agents import AGENT_SETUPS, TOOL_SETS, command_spec
-from collab.config import (
-    MAX_ROUNDS,
-    MIN_ROUNDS,
-    OPENINGS,
-    AgentChoice,
-    ContextFile,
-    DebateConfig,
-    Role,
-    runner_kind,
-)
+from collab.config import OPENINGS, AgentChoice, ContextFile, DebateConfig, Role, runner_kind
 from collab.errors import UsageError
 from collab.judge_pick import AUTO, pick_judge
 from collab.lang import resolve_lang
+from collab.options import (
+    CLI,
+    MAX_TOPIC_CHARS,
+    DebateRequest,
+    Option,
+    Surface,
+    either,
+    offered,
+    options_of,
+    spell,
+)
 from collab.secret_scan import ensure_no_secrets
 
 L = TypeVar("L", bound=str)
+R = TypeVar("R", bound=DebateRequest)
 
-MAX_TOPIC_CHARS = 2000
-DEFAULT_CONTEXT_BUDGET = 60_000  # characters of context, all files together
 _BINARY_SNIFF = 8192
-
-
-@dataclass(frozen=True)
-class DebateRequest:
-    """The raw options of ``collab debate`` (or one batch entry) before validation."""
-
-    topic: str
-    preset: str | None = None
-    role_a: str | None = None
-    role_b: str | None = None
-    rounds: int = 3
-    context: tuple[str, ...] = ()
-    agent_a: str = "claude"
-    agent_b: str = "claude"
-    judge_agent: str = "claude"
-    model_a: str | None = None
-    model_b: str | None = None
-    judge_model: str | None = None
-    turn_timeout: float = 120.0
-    judge_timeout: float = 180.0
-    budget: float = 900.0
-    max_chars: int = 1000
-    lang: str = "auto"
-    runner: str = "auto"
-    keep_temp: bool = False
-    max_cost: float | None = None
-    context_budget: int = DEFAULT_CONTEXT_BUDGET
-    agent_command: str | None = None
-    agent_setup: str = "lean"
-    tools: str = "none"
-    opening: str = "blind"
-    allow_secrets: bool = False
 
 
 def validate_topic(topic: str) -> str:
@@ -124,7 +94,10 @@ def context_drift(contexts: tuple[ContextFile, ...]) -> list[str]:
     return notes
 
 
-def load_contexts(paths: tuple[str, ...], budget: int) -> tuple[ContextFile, ...]:
+def load_contexts(
+    paths: tuple[str, ...], budget: int, surface: Surface = CLI
+) -> tuple[ContextFile, ...]:
+    raise_it = f"raise it with {spell('context_budget', surface)}"
     files = tuple(load_context(p) for p in paths)
     total = 0
     for f in files:
@@ -132,33 +105,27 @@ def load_contexts(paths: tuple[str, ...], budget: int) -> tuple[ContextFile, ...
         if size > budget:
             raise UsageError(
                 f"context file {f.path} is {size:,} characters, over the context budget of "
-                f"{budget:,} (raise it with --context-budget or pass an excerpt)"
+                f"{budget:,} ({raise_it} or pass an excerpt)"
             )
         total += size
     if total > budget:
         raise UsageError(
             f"context files total {total:,} characters, over the context budget of {budget:,} "
-            "(raise it with --context-budget or pass fewer files)"
+            f"({raise_it} or pass fewer files)"
         )
     return files
 
 
-def _positive(name: str, value: float) -> float:
-    if not value > 0:
-        raise UsageError(f"{name} must be a positive number of seconds, got {value:g}")
-    return float(value)
-
-
-def build_config(req: DebateRequest, known_agents: Collection[str]) -> DebateConfig:
-    """Validate everything up front: a bad option never starts a pane or writes a file."""
+def build_config(
+    req: DebateRequest, known_agents: Collection[str], surface: Surface = CLI
+) -> DebateConfig:
+    """Validate everything up front: a bad option never starts a pane or writes a file.
+    Messages name an option the way ``surface`` spells it."""
     topic = validate_topic(req.topic)
-    if not MIN_ROUNDS <= req.rounds <= MAX_ROUNDS:
-        raise UsageError(f"--rounds must be {MIN_ROUNDS}–{MAX_ROUNDS}, got {req.rounds}")
-    if req.lang not in ("auto", "en", "ja"):
-        raise UsageError(f"--lang must be auto, en or ja, got {req.lang!r}")
+    for opt in options_of(type(req)).values():
+        if opt.sets == (opt.name,):
+            check_value(opt, getattr(req, opt.name), opt.spelled(surface))
     lang = resolve_lang(req.lang, topic)
-    if req.runner not in ("auto", "tmux", "subprocess"):
-        raise UsageError(f"--runner must be auto, tmux or subprocess, got {req.runner!r}")
     judge_agent = req.judge_agent
     if judge_agent == AUTO:
         judge_agent = pick_judge((req.agent_a, req.agent_b), known_agents)
@@ -170,44 +137,33 @@ def build_config(req: DebateRequest, known_agents: Collection[str]) -> DebateCon
     command = None
     if "command" in seats:
         if not req.agent_command:
+            flag = spell("agent_command", surface)
             raise UsageError(
-                "the command agent needs --agent-command, e.g. "
-                "--agent-command 'mycli --prompt-file {prompt_file}'"
+                f"the command agent needs {flag}, e.g. {flag} 'mycli --prompt-file {{prompt_file}}'"
             )
         command_spec(req.agent_command)  # validates the template
         command = req.agent_command
-    turn_timeout = _positive("--timeout", req.turn_timeout)
-    judge_timeout = _positive("--judge-timeout", req.judge_timeout)
-    budget = _positive("--budget", req.budget)
-    if req.max_chars < 100:
-        raise UsageError(f"--max-chars must be at least 100, got {req.max_chars}")
-    if req.max_cost is not None and not req.max_cost > 0:
-        raise UsageError(f"--max-cost must be a positive amount of USD, got {req.max_cost:g}")
-    if req.context_budget < 1:
-        raise UsageError("--context-budget must be positive")
-    agent_setup = _choose("--agent-setup", req.agent_setup, AGENT_SETUPS)
-    tools = _choose("--tools", req.tools, TOOL_SETS)
-    opening = _choose("--opening", req.opening, OPENINGS)
-
+    role_a, role_b = spell("role_a", surface), spell("role_b", surface)
     if (req.role_a is None) != (req.role_b is None):
-        raise UsageError("custom roles need both --role-a and --role-b")
+        raise UsageError(f"custom roles need both {role_a} and {role_b}")
     if req.role_a is not None and req.role_b is not None:
         if req.preset is not None:
-            raise UsageError("use either --preset or --role-a/--role-b, not both")
-        ra = presets.parse_custom_role(req.role_a, "A")
-        rb = presets.parse_custom_role(req.role_b, "B")
+            preset_flag = spell("preset", surface)
+            raise UsageError(f"use either {preset_flag} or {role_a}/{role_b}, not both")
+        ra = presets.parse_custom_role(req.role_a, "A", role_a)
+        rb = presets.parse_custom_role(req.role_b, "B", role_b)
         preset_key = "custom"
     else:
         preset = presets.get_preset(req.preset or presets.DEFAULT_PRESET)
         ra, rb = presets.roles_for(preset, lang)
         preset_key = preset.key
     ra_role, rb_role = Role("A", ra.name, ra.description), Role("B", rb.name, rb.description)
-    contexts = load_contexts(tuple(req.context), req.context_budget)
+    contexts = load_contexts(tuple(req.context), req.context_budget, surface)
     # Everything below goes to a model provider: nothing that looks like a secret leaves.
     ensure_no_secrets(
         topic,
         [(c.path, c.text) for c in contexts],
-        others=[(f"--role-{r.side.lower()}", r.description) for r in (ra_role, rb_role)]
+        others=[(role_a, ra_role.description), (role_b, rb_role.description)]
         if preset_key == "custom" else [],
         allow=req.allow_secrets,
     )  # fmt: skip
@@ -221,94 +177,113 @@ def build_config(req: DebateRequest, known_agents: Collection[str]) -> DebateCon
         agent_a=_choice(req.agent_a, req.model_a, command),
         agent_b=_choice(req.agent_b, req.model_b, command),
         judge=_choice(judge_agent, req.judge_model, command),
-        turn_timeout=turn_timeout,
-        judge_timeout=judge_timeout,
-        budget=budget,
+        turn_timeout=req.timeout,
+        judge_timeout=req.judge_timeout,
+        budget=req.budget,
         max_chars=req.max_chars,
         lang=lang,
         runner=runner_kind(req.runner),
         keep_temp=req.keep_temp,
         max_cost=req.max_cost,
-        agent_setup=agent_setup,
-        tools=tools,
-        opening=opening,
+        agent_setup=_typed(req.agent_setup, AGENT_SETUPS),
+        tools=_typed(req.tools, TOOL_SETS),
+        opening=_typed(req.opening, OPENINGS),
     )
 
 
-def _choose(option: str, value: str, choices: tuple[L, ...]) -> L:
-    for choice in choices:
-        if value == choice:
-            return choice
-    raise UsageError(f"{option} must be {' or '.join(choices)}, got {value!r}")
+def _typed(value: str, choices: tuple[L, ...]) -> L:
+    """``value`` as its Literal type (``check_value`` has seen it is one of ``choices``)."""
+    return next(choice for choice in choices if choice == value)
 
 
 def _choice(agent: str, model: str | None, command: str | None) -> AgentChoice:
     return AgentChoice(agent, model, command if agent == "command" else None)
 
 
-# External key (config.toml [defaults], batch entries) → DebateRequest field.
-REQUEST_KEYS = {
-    "topic": "topic",
-    "preset": "preset",
-    "rounds": "rounds",
-    "role_a": "role_a",
-    "role_b": "role_b",
-    "context": "context",
-    "agent_a": "agent_a",
-    "agent_b": "agent_b",
-    "judge_agent": "judge_agent",
-    "model_a": "model_a",
-    "model_b": "model_b",
-    "judge_model": "judge_model",
-    "timeout": "turn_timeout",
-    "judge_timeout": "judge_timeout",
-    "budget": "budget",
-    "max_chars": "max_chars",
-    "max_cost": "max_cost",
-    "context_budget": "context_budget",
-    "lang": "lang",
-    "runner": "runner",
-    "agent_command": "agent_command",
-    "agent_setup": "agent_setup",
-    "tools": "tools",
-    "opening": "opening",
-    "allow_secrets": "allow_secrets",
-}
-# Shorthands that set a value for both roles and the judge.
-SEAT_KEYS = {
-    "agent": ("agent_a", "agent_b", "judge_agent"),
-    "model": ("model_a", "model_b", "judge_model"),
-}
+# What an unknown key is called, by surface.
+_NOUN = {"cli": "option", "config": "key", "batch": "key", "mcp": "argument"}
+_WANT = {str: "a string", int: "an integer", float: "a number", bool: "true or false"}
 
 
-def coerce_field(name: str, key: str, value: object) -> object:
-    """Type-check one DebateRequest field read from TOML/JSON/YAML data, by the field's
-    declared type: ``true`` is not a number, an integer is a float, ``X | None`` takes null."""
-    accepted = _REQUEST_TYPES[name]
+def request_from(
+    values: Mapping[str, object], surface: Surface, base: R, *, folder: Path | None = None
+) -> R:
+    """The one way options given as a mapping — the command line's, config.toml
+    ``[defaults]``, a batch entry, an MCP tool's arguments — become a request: each key
+    one that ``surface`` offers, each value of its declared type and in its range, the rest
+    from ``base``. A shorthand (``agent``, ``model``) yields to a seat's own key; roles
+    given without a preset drop ``base``'s preset, a preset given without roles drops its
+    roles. Relative context paths are taken from ``folder`` when one is given. Messages
+    name an option the way ``surface`` spells it."""
+    options = options_of(type(base))
+    given: dict[str, object] = {}
+    for key, value in values.items():
+        opt = options.get(key)
+        if opt is None or surface not in opt.surfaces:
+            noun = _NOUN[surface]
+            valid = ", ".join(sorted(o.spelled(surface) for o in offered(surface, options)))
+            raise UsageError(f"unknown {noun} {key!r}; valid {noun}s: {valid}")
+        given[key] = _value(opt, value, surface, folder)
+    changes: dict[str, object] = {}
+    for key in sorted(given, key=lambda k: len(options[k].sets) == 1):  # shorthands first
+        for name in options[key].sets:
+            changes[name] = given[key]
+    if "role_a" in changes or "role_b" in changes:
+        changes.setdefault("preset", None)
+    elif "preset" in changes:
+        changes.setdefault("role_a", None)
+        changes.setdefault("role_b", None)
+    return replace(base, **changes)  # type: ignore[arg-type]
+
+
+def _value(opt: Option, value: object, surface: Surface, folder: Path | None) -> object:
+    name = opt.spelled(surface)
+    if opt.kind is tuple:  # paths: one, or a list
+        paths = [value] if isinstance(value, str) else value
+        if not isinstance(paths, list | tuple) or not all(isinstance(p, str) for p in paths):
+            raise UsageError(f"{name} must be a path or a list of paths, got {_type(value)}")
+        return tuple(p if folder is None else _resolve(p, folder) for p in paths)
+    value = coerce_field(opt, value, name)
+    check_value(opt, value, name)
+    return value
+
+
+def coerce_field(opt: Option, value: object, name: str) -> object:
+    """``value`` (from TOML, JSON or YAML) as the option's declared type: ``true`` is not a
+    number, an integer is a float, null only where the option takes None."""
     if value is None:
-        if NoneType in accepted:
+        if opt.optional:
             return None
     elif isinstance(value, bool):
-        if bool in accepted:
+        if opt.kind is bool:
             return value
-    elif isinstance(value, int | float) and float in accepted:
+    elif opt.kind is float and isinstance(value, int | float):
         return float(value)
-    elif any(isinstance(value, kind) for kind in accepted):
+    elif isinstance(value, opt.kind):
         return value
-    raise UsageError(f"{key!r} has the wrong type ({type(value).__name__})")
+    raise UsageError(f"{name} must be {_WANT[opt.kind]}, got {_type(value)}")
 
 
-def _accepted(hint: object) -> frozenset[type]:
-    """The plain types a field's annotation lets through."""
-    if isinstance(hint, UnionType):
-        return frozenset().union(*(_accepted(arg) for arg in get_args(hint)))
-    if get_origin(hint) is tuple:
-        # tuple[str, ...]: one string passes, as before (callers resolve context paths).
-        return _accepted(get_args(hint)[0])
-    if isinstance(hint, type):
-        return frozenset({hint})
-    raise TypeError(f"DebateRequest: no rule for a field of type {hint!r}")
+def check_value(opt: Option, value: object, name: str) -> None:
+    """The option's choices or range, checked where the value came in (``name``: as that
+    surface spells the option)."""
+    if opt.choices and value not in opt.choices:
+        raise UsageError(f"{name} must be {either(opt.choices)}, got {value!r}")
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return
+    if opt.positive and not value > 0:
+        raise UsageError(f"{name} must be a positive {opt.positive}, got {value:g}")
+    low, high = opt.minimum, opt.maximum
+    if low is not None and high is not None and not low <= value <= high:
+        raise UsageError(f"{name} must be {low}–{high}, got {value}")
+    if low is not None and value < low:
+        raise UsageError(f"{name} must be at least {low}, got {value}")
 
 
-_HINTS = get_type_hints(DebateRequest)
-_REQUEST_TYPES = {f.name: _accepted(_HINTS[f.name]) for f in fields(DebateRequest)}
+def _type(value: object) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+def _resolve(path: str, folder: Path) -> str:
+    p = Path(path).expanduser()
+    return str(p if p.is_absolute() else folder / p)

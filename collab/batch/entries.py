@@ -2,8 +2,8 @@
 
 Formats: ``.txt`` (one topic per line; blank lines and ``#`` comments skipped),
 ``.jsonl`` (one JSON object per line) and ``.yaml``/``.yml`` (a list of objects or
-strings). Object entries may override any debate option; relative ``context`` paths
-are taken from the topics file's folder.
+strings). Object entries may set any debate option that offers the ``batch`` surface
+(``collab.options``); relative ``context`` paths are taken from the topics file's folder.
 """
 
 from __future__ import annotations
@@ -15,11 +15,10 @@ from pathlib import Path
 
 from collab.config import DebateConfig
 from collab.errors import UsageError
-from collab.request import REQUEST_KEYS, SEAT_KEYS, DebateRequest, build_config, coerce_field
+from collab.options import BATCH, DebateRequest
+from collab.request import build_config, request_from
 
 MAX_ENTRIES = 500
-
-_ALLOWED = frozenset(REQUEST_KEYS) - {"runner", "context_budget", "allow_secrets"}
 
 
 @dataclass(frozen=True)
@@ -53,7 +52,7 @@ def read_entries(path: Path, defaults: DebateRequest, known_agents: Collection[s
     for line, item in raw:
         try:
             req = _request(item, defaults, path.parent)
-            out.append(Entry(line, build_config(req, known_agents)))
+            out.append(Entry(line, build_config(req, known_agents, BATCH)))
         except UsageError as exc:
             raise UsageError(f"{path}:{line}: {exc.message}") from None
     return out
@@ -105,27 +104,4 @@ def _request(item: object, defaults: DebateRequest, base: Path) -> DebateRequest
         raise UsageError("an entry must be a topic string or an object with a 'topic'")
     if "topic" not in item:
         raise UsageError("entry has no 'topic'")
-    changes: dict[str, object] = {}
-    for key, value in item.items():
-        if key in SEAT_KEYS:
-            for name in SEAT_KEYS[key]:
-                changes.setdefault(name, coerce_field(name, key, value))
-            continue
-        if key not in _ALLOWED:
-            valid = ", ".join(sorted([*_ALLOWED, *SEAT_KEYS]))
-            raise UsageError(f"unknown key {key!r}; valid keys: {valid}")
-        name = REQUEST_KEYS[key]
-        if name == "context":
-            paths = [value] if isinstance(value, str) else value
-            if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
-                raise UsageError("'context' must be a path or a list of paths")
-            changes[name] = tuple(str(base / p) if not Path(p).is_absolute() else p for p in paths)
-        else:
-            changes[name] = coerce_field(name, key, value)
-    # An entry with its own roles does not inherit the default preset, and vice versa.
-    if "role_a" in changes or "role_b" in changes:
-        changes.setdefault("preset", None)
-    elif "preset" in changes:
-        changes.setdefault("role_a", None)
-        changes.setdefault("role_b", None)
-    return replace(defaults, **changes)  # type: ignore[arg-type]
+    return request_from(item, BATCH, defaults, folder=base)

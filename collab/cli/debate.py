@@ -43,14 +43,17 @@ def debate(
     events: o.Events = None,
 ) -> None:
     """Run a debate between Role A and Role B, then a neutral Judge summary."""
+    from dataclasses import replace
+
     from collab.agents import load_agents
-    from collab.request import build_config
-    from collab.settings import merge, user_defaults
+    from collab.options import CLI
+    from collab.request import build_config, request_from
+    from collab.settings import user_defaults
 
     ndjson = _events_mode(events, as_json)
     text = c.read_topic(topic, topic_file)
     agents = load_agents()
-    req = merge(user_defaults(), topic=text, **given)
+    req = replace(request_from(given, CLI, user_defaults()), topic=text)
     cfg = build_config(req, agents.keys())
     if detach:
         _detach(cfg, as_json=as_json, ndjson=ndjson)
@@ -96,12 +99,14 @@ def batch(
     from collab.batch.record import Batch
     from collab.doctor import check_prerequisites
     from collab.errors import UsageError
-    from collab.settings import merge, user_defaults
+    from collab.options import CLI
+    from collab.request import request_from
+    from collab.settings import user_defaults
 
     if not 1 <= parallel <= 32:
         raise UsageError(f"--parallel must be 1–32, got {parallel}")
     agents = load_agents()
-    defaults = merge(user_defaults(), **given)
+    defaults = request_from(given, CLI, user_defaults())
     entries = read_entries(topics_file, defaults, agents.keys())
     for entry in entries:
         check_prerequisites(entry.config)

@@ -17,7 +17,8 @@ from collab.agents import load_agents
 from collab.config import DebateConfig
 from collab.control.liveness import DRIVER_PID_FILE
 from collab.doctor import check_prerequisites
-from collab.request import DebateRequest, build_config
+from collab.options import CLI, DebateRequest, Surface
+from collab.request import build_config
 from collab.runners.detach import spawn_driver
 from collab.state import RunState
 from collab.store import RunDir, atomic_write, new_run_id
@@ -32,10 +33,12 @@ class Started:
     run_dir: RunDir
 
 
-def validate(req: DebateRequest, known_agents: Collection[str] | None = None) -> DebateConfig:
+def validate(
+    req: DebateRequest, known_agents: Collection[str] | None = None, surface: Surface = CLI
+) -> DebateConfig:
     """Every check ``collab debate`` makes before it starts anything (exit 2 or 3)."""
     agents = load_agents().keys() if known_agents is None else known_agents
-    cfg = build_config(req, agents)
+    cfg = build_config(req, agents, surface)
     check_prerequisites(cfg)
     return cfg
 

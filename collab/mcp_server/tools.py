@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import mcp_types as types
 
+from collab.options import MCP, OPTIONS, Option, offered
 from collab.report import SCHEMAS
 
 _RUN_ID = {
@@ -15,62 +17,45 @@ _RUN_ID = {
     "description": "The run id debate_start returned (or one from runs_list).",
 }
 
-# What a debate takes over MCP: every option of `collab debate` that makes sense for a
-# remote caller. Not agent_command or keep_temp (they run or keep a user-given command
-# line), nor allow_secrets (a person says that, per command, on the command line).
-# Ranges and choices are checked by collab itself, with the CLI's messages.
-DEBATE_PROPS: dict[str, dict[str, Any]] = {
-    "topic": {"type": "string", "description": "What to debate: a short question, under "
-              "2000 characters (e.g. 'JWT or server sessions for our API?'). Put the details "
-              "in context files."},
-    "preset": {"type": "string", "description": "A pair of opposed roles (presets_list), e.g. "
-               "security-vs-performance. Default: advocate-vs-devils-advocate."},
-    "role_a": {"type": "string", "description": "A custom Role A, 'Name: what it values and "
-               "the evidence it reaches for'. Needs role_b; not with preset."},
-    "role_b": {"type": "string", "description": "A custom Role B, like role_a."},
-    "rounds": {"type": "integer", "minimum": 2, "maximum": 7,
-               "description": "Rounds of one turn per side. Default 3."},
-    "context": {"type": "array", "items": {"type": "string"}, "maxItems": 20,
-                "description": "Paths of UTF-8 text files both sides read (a design doc, a "
-                "diff). Relative paths resolve against the client's first root, else the "
-                "server's working directory. 60000 characters in all by default."},
-    "agent": {"type": "string", "description": "The agent CLI for both roles and the Judge: "
-              "claude (default), codex, gemini, ollama, llm, or one from the user's "
-              "config.toml."},
-    "agent_a": {"type": "string", "description": "The agent for Role A."},
-    "agent_b": {"type": "string", "description": "The agent for Role B."},
-    "judge_agent": {"type": "string", "description": "The agent for the Judge."},
-    "model": {"type": "string", "description": "The model for both roles and the Judge "
-              "(e.g. sonnet, opus); default: the agent's own."},
-    "model_a": {"type": "string", "description": "The model for Role A."},
-    "model_b": {"type": "string", "description": "The model for Role B."},
-    "judge_model": {"type": "string", "description": "The model for the Judge."},
-    "opening": {"type": "string", "enum": ["blind", "sequential"], "description": "blind "
-                "(default): both sides open at once, neither seeing the other; sequential: "
-                "A opens, B answers A."},
-    "lang": {"type": "string", "enum": ["auto", "en", "ja"],
-             "description": "Prompt and summary language. Default auto (from the topic)."},
-    "budget": {"type": "number", "exclusiveMinimum": 0,
-               "description": "Seconds for the whole debate. Default 900."},
-    "timeout": {"type": "number", "exclusiveMinimum": 0,
-                "description": "Seconds per turn. Default 120."},
-    "judge_timeout": {"type": "number", "exclusiveMinimum": 0,
-                      "description": "Seconds for the Judge. Default 180."},
-    "max_chars": {"type": "integer", "minimum": 100,
-                  "description": "Prose limit per reply, in characters. Default 1000."},
-    "max_cost": {"type": "number", "exclusiveMinimum": 0, "description": "Stop before a "
-                 "turn once this many USD are spent. Default and ceiling: the server's cap "
-                 "(server_info limits.max_cost)."},
-    "context_budget": {"type": "integer", "minimum": 1,
-                       "description": "Characters of context, all files together."},
-    "runner": {"type": "string", "enum": ["subprocess", "tmux"], "description": "Where turns "
-               "run: subprocess (default) or tmux (a pane the user can watch)."},
-    "tools": {"type": "string", "enum": ["none", "read"], "description": "none (default), "
-              "or read: the agents may read files in the working directory (code reviews)."},
-    "agent_setup": {"type": "string", "enum": ["lean", "inherit"], "description": "lean "
-                    "(default): turns without the user's hooks, MCP servers, skills or "
-                    "memory; inherit: with them."},
+# What a debate takes over MCP: the options that offer the mcp surface (collab.options),
+# each with its type, range or choices and its help, "Default X." from the declaration.
+# What this server does its own way (its runner, its cost cap, its root for paths):
+_MCP_OWN: dict[str, dict[str, Any]] = {
+    "runner": {"enum": ["subprocess", "tmux"], "description": "Where turns run: subprocess "
+               "(default) or tmux (a pane the user can watch)."},
+    "max_cost": {"description": "Stop before a turn once this many USD are spent. Default "
+                 "and ceiling: the server's cap (server_info limits.max_cost)."},
+    "context": {"maxItems": 20, "description": "Paths of UTF-8 text files both sides read "
+                "(a design doc, a diff). Relative paths resolve against the client's first "
+                "root, else the server's working directory."},
 }  # fmt: skip
+_JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean"}
+
+
+def debate_props(options: Mapping[str, Option] = OPTIONS) -> dict[str, dict[str, Any]]:
+    """The input schema's properties of ``debate_start`` and ``debate``."""
+    props: dict[str, dict[str, Any]] = {}
+    for opt in offered(MCP, options):
+        prop: dict[str, Any] = (
+            {"type": "array", "items": {"type": "string"}}
+            if opt.kind is tuple
+            else {"type": _JSON_TYPES[opt.kind]}
+        )
+        if opt.choices:
+            prop["enum"] = list(opt.choices)
+        if opt.minimum is not None:
+            prop["minimum"] = opt.minimum
+        if opt.maximum is not None:
+            prop["maximum"] = opt.maximum
+        if opt.positive:
+            prop["exclusiveMinimum"] = 0
+        default = opt.shown_default
+        prop["description"] = opt.help + (f" Default {default}." if default else "")
+        props[opt.name] = prop | _MCP_OWN.get(opt.name, {})
+    return props
+
+
+DEBATE_PROPS = debate_props()
 
 
 def _input(props: dict[str, dict[str, Any]], required: tuple[str, ...] = ()) -> dict[str, Any]:

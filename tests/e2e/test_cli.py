@@ -503,11 +503,17 @@ class ConfigCase(NamedTuple):
 
 CONFIG_CASES = [
     ConfigCase("not-toml", "[defaults\nrounds = 2\n", "cannot read"),
-    ConfigCase("unknown-key", "[defaults]\nroundz = 2\n", "unknown key 'roundz' in [defaults]"),
-    ConfigCase("wrong-type", '[defaults]\nrounds = "two"\n', "'rounds' has the wrong type (str)"),
+    ConfigCase("unknown-key", "[defaults]\nroundz = 2\n", "[defaults] unknown key 'roundz'"),
+    ConfigCase(
+        "wrong-type",
+        '[defaults]\nrounds = "two"\n',
+        "[defaults] rounds must be an integer, got str",
+    ),
     ConfigCase("defaults-not-table", "defaults = 3\n", "[defaults] must be a table"),
     ConfigCase("bad-agent-table", "[agents.x]\nargv = []\n", "argv must be a non-empty list"),
-    ConfigCase("invalid-default-value", "[defaults]\nrounds = 9\n", "--rounds must be 2–7"),
+    ConfigCase(
+        "invalid-default-value", "[defaults]\nrounds = 9\n", "[defaults] rounds must be 2–7"
+    ),
 ]
 
 

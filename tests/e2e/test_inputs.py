@@ -287,7 +287,7 @@ CASES = [
     Case(
         "batch-rounds-8",
         ("batch", "{d}/topics.txt", *SAFE, "--rounds", "8"),
-        "{d}/topics.txt:1: --rounds must be 2–7, got 8",
+        "--rounds must be 2–7, got 8",
     ),
     Case("batch-file-missing", ("batch", "{d}/nope.txt", *SAFE), "topics file not found"),
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import subprocess
 import sys
 import time
@@ -173,15 +174,17 @@ def test_bad_input_is_the_clis_error_and_starts_nothing(
 
     res = anyio.run(go)
     assert res.is_error
-    # The server resolves a relative context path against its root: the same message, absolute.
-    assert text_of(res) == cli_message.replace("missing.md", missing)
+    # The server resolves a relative context path against its root: the same message, absolute,
+    # naming each option the way MCP spells it (--role-a is role_a).
+    spelled = re.sub(r"--([a-z-]+)", lambda m: m.group(1).replace("-", "_"), cli_message)
+    assert text_of(res) == spelled.replace("missing.md", missing)
     assert runs() == [] and fake_agent.calls() == []
 
 
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        ({"rounds": "3"}, "'rounds' must be a integer, got str"),
+        ({"rounds": "3"}, "rounds must be an integer, got str"),
         ({"colour": "red"}, "unknown argument 'colour'"),
         ({"agent": "command"}, "the command agent runs a user-given command line"),
         ({"max_cost": 50}, "max_cost 50 is over this server's cap of $2 per debate"),

@@ -13,6 +13,7 @@ from collab.errors import UsageError
 from collab.labels import Labels
 from collab.lang import Lang, detect_lang, resolve_lang
 from collab.ledger import Issue, Ledger
+from collab.options import MAX_TOPIC_CHARS
 from collab.prompt_views import MAX_CONTEXT_CHARS_PER_FILE, TurnView
 from collab.prompts import Prompts, TemplateError
 from collab.seats import Side
@@ -359,7 +360,7 @@ class Cap(NamedTuple):
 CAPS = [
     Cap("context-file", "context", MAX_CONTEXT_CHARS_PER_FILE + 5000, "…[truncated 5000 chars]"),
     Cap("reply-4x-max-chars", "reply", 4 * 1000 + 123, "…[truncated 123 chars]"),
-    Cap("topic", "topic", 4000 + 7, "…[truncated 7 chars]"),
+    Cap("topic", "topic", MAX_TOPIC_CHARS + 7, "…[truncated 7 chars]"),
 ]
 
 

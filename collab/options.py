@@ -1,0 +1,290 @@
+"""Every option of a debate, declared once: its name, type, default, help, range or
+choices, and the surfaces that offer it.
+
+``DebateRequest`` is the declaration: each field is an option, its annotation the type,
+its default the default, and :func:`option` puts the rest into the field's metadata (the
+way dataclass field metadata carries a schema). Two shorthands (``agent``, ``model``)
+set three fields at once. Everything else is derived from :data:`OPTIONS`:
+
+- the command line (``collab debate``/``batch``): ``collab.cli.options``;
+- config.toml ``[defaults]``: ``collab.settings``;
+- batch entries: ``collab.batch.entries``;
+- the MCP tools' input schema: ``collab.mcp_server.tools``;
+
+and ``collab.request.request_from`` turns a mapping from any of them into a request,
+naming an option the way that surface spells it (``--rounds`` on the command line,
+``rounds`` in files and over MCP).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from dataclasses import MISSING, dataclass, field, fields
+from types import NoneType, UnionType
+from typing import Any, Literal, get_args, get_origin, get_type_hints
+
+from collab.agents import AGENT_SETUPS, TOOL_SETS
+from collab.config import LANGS, MAX_ROUNDS, MIN_ROUNDS, OPENINGS, RUNNER_KINDS
+from collab.presets import DEFAULT_PRESET
+
+Surface = Literal["cli", "config", "batch", "mcp"]
+CLI: Surface = "cli"
+CONFIG: Surface = "config"  # config.toml [defaults]
+BATCH: Surface = "batch"  # an entry of a batch's topics file
+MCP: Surface = "mcp"  # the arguments of the MCP tools debate_start and debate
+EVERYWHERE: frozenset[Surface] = frozenset({CLI, CONFIG, BATCH, MCP})
+
+# The panels of ``collab debate --help`` and ``collab batch --help``.
+ROLES = "Roles and context"
+AGENTS = "Agents and models"
+LIMITS = "Limits"
+OUTPUT = "Output"
+
+MAX_TOPIC_CHARS = 2_000  # a topic is a question; the details go into context files
+DEFAULT_CONTEXT_BUDGET = 60_000  # characters of context, all files together
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option as every surface sees it."""
+
+    name: str  # the key in files and over MCP; ``--name-with-dashes`` on the command line
+    kind: type  # str, int, float, bool, or tuple (a list of paths)
+    optional: bool  # None is a value (the agent's own model, no cost cap…)
+    default: object
+    help: str
+    surfaces: frozenset[Surface]
+    sets: tuple[str, ...]  # the request fields it sets (a shorthand sets several)
+    short: str = ""  # the command line's one-letter alias, e.g. -r
+    metavar: str = ""
+    panel: str = ""
+    choices: tuple[str, ...] = ()
+    minimum: int | None = None
+    maximum: int | None = None
+    positive: str = ""  # must be > 0: what the number counts ("number of seconds")
+    default_text: str | None = None  # the default as help shows it, where None means one
+    # Security-sensitive in a batch entry (it runs, reads or widens what an agent may do);
+    # what a restricted key needs is decided by the batch surface.
+    batch_restricted: bool = False
+
+    def spelled(self, surface: Surface) -> str:
+        """The option's name as ``surface`` spells it: ``--max-chars`` or ``max_chars``."""
+        return spell(self.name, surface)
+
+    @property
+    def flags(self) -> tuple[str, ...]:
+        return (spell(self.name, CLI), *((self.short,) if self.short else ()))
+
+    @property
+    def shown_default(self) -> str | None:
+        """The default in help texts: ``120`` for 120.0; None when there is none to show."""
+        if self.default_text is not None or self.default is None or self.kind is bool:
+            return self.default_text
+        if isinstance(self.default, float) and self.default.is_integer():
+            return str(int(self.default))
+        return str(self.default) if self.default != () else None
+
+
+def spell(name: str, surface: Surface) -> str:
+    return "--" + name.replace("_", "-") if surface == CLI else name
+
+
+def option(
+    default: Any = MISSING,
+    *,
+    help: str,
+    surfaces: Collection[Surface] = EVERYWHERE,
+    short: str = "",
+    metavar: str = "",
+    panel: str = "",
+    choices: Collection[str] = (),
+    minimum: int | None = None,
+    maximum: int | None = None,
+    positive: str = "",
+    default_text: str | None = None,
+    batch_restricted: bool = False,
+) -> Any:
+    """A field of :class:`DebateRequest` that is an option (see :class:`Option`)."""
+    spec = {
+        "help": help, "surfaces": frozenset(surfaces), "short": short, "metavar": metavar,
+        "panel": panel, "choices": tuple(choices), "minimum": minimum, "maximum": maximum,
+        "positive": positive, "default_text": default_text,
+        "batch_restricted": batch_restricted,
+    }  # fmt: skip
+    return field(default=default, metadata={"option": spec})
+
+
+def either(choices: Collection[str]) -> str:
+    """``a, b or c``."""
+    *rest, last = choices
+    return f"{', '.join(rest)} or {last}" if rest else last
+
+
+_SECONDS = "number of seconds"
+_LANGS = ("auto", *LANGS)
+_BUT_CONFIG = frozenset({CLI, BATCH, MCP})
+
+
+@dataclass(frozen=True)
+class DebateRequest:
+    """The options of one debate as given, before ``request.build_config`` checks them
+    together. Every field is an option; its metadata says where and how it is offered."""
+
+    topic: str = option(
+        help=f"What to debate: a short question, under {MAX_TOPIC_CHARS} characters (e.g. "
+        "'JWT or server sessions for our API?'); put the details in context files.",
+        surfaces={BATCH, MCP},  # the command line takes it as its argument
+    )
+    preset: str | None = option(
+        None, help="A pair of opposed roles (collab presets), e.g. security-vs-performance.",
+        short="-p", metavar="NAME", panel=ROLES, default_text=DEFAULT_PRESET,
+    )  # fmt: skip
+    role_a: str | None = option(
+        None, help='Custom Role A, "Name: what it values and the evidence it reaches for"; '
+        "needs role B, not with a preset.", surfaces=_BUT_CONFIG, metavar="ROLE", panel=ROLES,
+    )  # fmt: skip
+    role_b: str | None = option(
+        None, help="Custom Role B, like role A.", surfaces=_BUT_CONFIG, metavar="ROLE",
+        panel=ROLES,
+    )  # fmt: skip
+    context: tuple[str, ...] = option(
+        (), help="A UTF-8 text file both sides read, e.g. a design doc or a diff; several "
+        "may be given.", surfaces=_BUT_CONFIG, short="-c", metavar="PATH", panel=ROLES,
+        batch_restricted=True,
+    )  # fmt: skip
+    lang: str = option(
+        "auto", help=f"Prompt and summary language: {either(_LANGS)} (auto: from the topic).",
+        metavar="LANG", panel=ROLES, choices=_LANGS,
+    )  # fmt: skip
+    opening: str = option(
+        "blind", help="blind: both sides open at once, neither seeing the other; "
+        "sequential: A, then B answering A.", metavar="MODE", panel=ROLES, choices=OPENINGS,
+    )  # fmt: skip
+    allow_secrets: bool = option(
+        False, help="Send context files and a topic even where they look like they hold a "
+        "secret.", surfaces={CLI}, panel=ROLES,  # said per command, knowingly
+    )  # fmt: skip
+    agent_a: str = option("claude", help="Agent for Role A.", metavar="AGENT", panel=AGENTS)
+    agent_b: str = option("claude", help="Agent for Role B.", metavar="AGENT", panel=AGENTS)
+    judge_agent: str = option(
+        "claude", help="Agent for the Judge; auto: one of another family than the debaters' "
+        "when one is installed and logged in, else theirs.", metavar="AGENT", panel=AGENTS,
+    )  # fmt: skip
+    model_a: str | None = option(None, help="Model for Role A.", metavar="MODEL", panel=AGENTS)
+    model_b: str | None = option(None, help="Model for Role B.", metavar="MODEL", panel=AGENTS)
+    judge_model: str | None = option(
+        None, help="Model for the Judge.", metavar="MODEL", panel=AGENTS
+    )
+    agent_command: str | None = option(
+        None, help="argv template for the command agent, e.g. "
+        "'mycli -f {prompt_file} -m {model}'.", surfaces={CLI, CONFIG, BATCH},
+        metavar="TEMPLATE", panel=AGENTS, batch_restricted=True,
+    )  # fmt: skip
+    runner: str = option(
+        "auto", help=f"Where turns run: {either(RUNNER_KINDS)}.", surfaces={CLI, CONFIG, MCP},
+        metavar="RUNNER", panel=AGENTS, choices=RUNNER_KINDS,
+    )  # fmt: skip
+    agent_setup: str = option(
+        "lean", help="lean: turns without your hooks, MCP servers, skills or memory (your "
+        "provider settings still apply); inherit: with your full agent setup.",
+        metavar="SETUP", panel=AGENTS, choices=AGENT_SETUPS, batch_restricted=True,
+    )  # fmt: skip
+    tools: str = option(
+        "none", help="none, or read: read-only tools in the working directory (for code "
+        "reviews; evidence as path:line).", metavar="TOOLS", panel=AGENTS, choices=TOOL_SETS,
+        batch_restricted=True,
+    )  # fmt: skip
+    rounds: int = option(
+        3, help=f"Rounds of one turn per side, {MIN_ROUNDS}–{MAX_ROUNDS}.", short="-r",
+        metavar="N", panel=LIMITS, minimum=MIN_ROUNDS, maximum=MAX_ROUNDS,
+    )  # fmt: skip
+    timeout: float = option(
+        120.0, help="Seconds per turn.", metavar="SECONDS", panel=LIMITS, positive=_SECONDS
+    )
+    judge_timeout: float = option(
+        180.0, help="Seconds for the Judge.", metavar="SECONDS", panel=LIMITS,
+        positive=_SECONDS,
+    )  # fmt: skip
+    budget: float = option(
+        900.0, help="Seconds for the whole debate.", metavar="SECONDS", panel=LIMITS,
+        positive=_SECONDS,
+    )  # fmt: skip
+    max_chars: int = option(
+        1000, help="Prose limit per reply, in characters.", metavar="N", panel=LIMITS,
+        minimum=100,
+    )  # fmt: skip
+    max_cost: float | None = option(
+        None, help="Stop before a turn once this many USD are spent.", metavar="USD",
+        panel=LIMITS, positive="amount of USD", default_text="none",
+    )  # fmt: skip
+    context_budget: int = option(
+        DEFAULT_CONTEXT_BUDGET, help="Characters of context, all files together.",
+        surfaces={CLI, CONFIG, MCP}, metavar="CHARS", panel=LIMITS, minimum=1,
+    )  # fmt: skip
+    keep_temp: bool = option(
+        False, help="Keep the per-run temp dir (prompts, raw outputs).", surfaces={CLI},
+        panel=OUTPUT,
+    )  # fmt: skip
+
+
+_DECLARED: dict[type[DebateRequest], Mapping[str, Option]] = {}
+# Shorthands: one value for both roles and the Judge (a seat's own option wins over it).
+_SHORTHANDS: dict[str, dict[str, Any]] = {
+    "agent": {
+        "sets": ("agent_a", "agent_b", "judge_agent"), "metavar": "AGENT", "panel": AGENTS,
+        "help": "Agent for both roles and the Judge: claude, codex, gemini, ollama, llm, or "
+        "one defined in config.toml.",
+    },
+    "model": {
+        "sets": ("model_a", "model_b", "judge_model"), "short": "-m", "metavar": "MODEL",
+        "panel": AGENTS, "help": "Model for both roles and the Judge (default: the agent's own).",
+    },
+}  # fmt: skip
+
+
+def options_of(request: type[DebateRequest]) -> Mapping[str, Option]:
+    """The options a request class declares (a test's subclass may add one);
+    :data:`OPTIONS` for ``DebateRequest`` itself."""
+    if request not in _DECLARED:
+        _DECLARED[request] = _declared(request)
+    return _DECLARED[request]
+
+
+def _declared(request: type[DebateRequest]) -> dict[str, Option]:
+    hints = get_type_hints(request)
+    out: dict[str, Option] = {}
+    for f in fields(request):
+        kind, optional = _kind(hints[f.name])
+        default = None if f.default is MISSING else f.default
+        out[f.name] = Option(
+            f.name, kind, optional, default, sets=(f.name,), **f.metadata["option"]
+        )
+    # Each shorthand just before the first field it sets (--agent, then --agent-a …).
+    order = list(out)
+    for name, spec in _SHORTHANDS.items():
+        first = out[spec["sets"][0]]
+        out[name] = Option(name, first.kind, first.optional, first.default,
+                           surfaces=EVERYWHERE, **spec)  # fmt: skip
+        order.insert(order.index(first.name), name)
+    return {name: out[name] for name in order}
+
+
+def _kind(hint: object) -> tuple[type, bool]:
+    """A field's value type and whether None is allowed: ``float | None`` → (float, True)."""
+    if isinstance(hint, UnionType):
+        kinds = [a for a in get_args(hint) if a is not NoneType]
+        if len(kinds) == 1:
+            return _kind(kinds[0])[0], True
+    elif get_origin(hint) is tuple and get_args(hint) == (str, ...):
+        return tuple, False
+    elif hint in (str, int, float, bool):
+        return hint, False
+    raise TypeError(f"DebateRequest: no rule for an option of type {hint!r}")
+
+
+OPTIONS = options_of(DebateRequest)
+
+
+def offered(surface: Surface, options: Mapping[str, Option] = OPTIONS) -> list[Option]:
+    """The options ``surface`` offers, in declaration order."""
+    return [o for o in options.values() if surface in o.surfaces]

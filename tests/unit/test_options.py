@@ -1,0 +1,138 @@
+"""An option declared once shows on every surface it names, and nowhere else.
+
+Two fake options on a subclass of DebateRequest: ``colour`` on the command line and in
+config.toml, ``shade`` in batch entries and over MCP. Each surface is derived from the
+declaration by the code the real options go through.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from collab.batch.entries import read_entries
+from collab.cli.options import with_debate_options
+from collab.errors import UsageError
+from collab.mcp_server.tools import DEBATE_PROPS, debate_props
+from collab.options import (
+    BATCH,
+    CLI,
+    CONFIG,
+    LIMITS,
+    MCP,
+    OPTIONS,
+    ROLES,
+    DebateRequest,
+    Option,
+    option,
+    options_of,
+)
+from collab.request import request_from
+from collab.settings import user_defaults
+
+
+@dataclass(frozen=True)
+class Fake(DebateRequest):
+    colour: str = option(
+        "red", help="A colour only people give.", surfaces={CLI, CONFIG}, metavar="COLOUR",
+        panel=ROLES, choices=("red", "blue"),
+    )  # fmt: skip
+    shade: int = option(
+        5, help="A shade only files and models give.", surfaces={BATCH, MCP}, metavar="N",
+        panel=LIMITS, minimum=1, maximum=9,
+    )  # fmt: skip
+
+
+FAKE = options_of(Fake)
+BASE = Fake(topic="")
+
+
+def _cli(*argv: str, options: Mapping[str, Option] = FAKE) -> tuple[int, str, dict[str, object]]:
+    seen: dict[str, object] = {}
+
+    def command(*, given: dict[str, object]) -> None:
+        seen.update(given)
+
+    app = typer.Typer()
+    app.command()(with_debate_options(command, options))
+    res = CliRunner().invoke(app, list(argv), env={"COLUMNS": "200", "NO_COLOR": "1"})
+    return res.exit_code, res.output, seen
+
+
+def test_cli_offers_colour_not_shade() -> None:
+    code, out, _ = _cli("--help")
+    assert code == 0
+    assert "--colour" in out and "A colour only people give." in out
+    assert "[default: red]" in out
+    assert "--shade" not in out
+    code, _, given = _cli("--colour", "blue")
+    assert code == 0 and given == {"colour": "blue"}
+    assert request_from(given, CLI, BASE).colour == "blue"
+    code, out, _ = _cli("--shade", "3")
+    assert code == 2 and "No such option" in out
+    with pytest.raises(UsageError, match=r"^--colour must be red or blue, got 'green'$"):
+        request_from({"colour": "green"}, CLI, BASE)
+
+
+def test_mcp_schema_offers_shade_not_colour() -> None:
+    props = debate_props(FAKE)
+    assert props["shade"] == {
+        "type": "integer", "minimum": 1, "maximum": 9,
+        "description": "A shade only files and models give. Default 5.",
+    }  # fmt: skip
+    assert "colour" not in props
+    assert request_from({"shade": 7}, MCP, BASE).shade == 7
+    with pytest.raises(UsageError, match=r"^shade must be 1–9, got 0$"):
+        request_from({"shade": 0}, MCP, BASE)
+    with pytest.raises(UsageError, match=r"^unknown argument 'colour'; valid arguments: "):
+        request_from({"colour": "blue"}, MCP, BASE)
+
+
+def test_batch_entry_takes_shade_not_colour(tmp_path: Path) -> None:
+    topics = tmp_path / "t.jsonl"
+    topics.write_text('{"topic": "a", "shade": 3}\n', encoding="utf-8")
+    (entry,) = read_entries(topics, BASE, ["claude"])
+    assert entry.config.topic == "a"
+    assert request_from({"topic": "a", "shade": 3}, BATCH, BASE).shade == 3
+    topics.write_text('{"topic": "a", "colour": "blue"}\n', encoding="utf-8")
+    with pytest.raises(UsageError, match=r":1: unknown key 'colour'; valid keys: "):
+        read_entries(topics, BASE, ["claude"])
+    with pytest.raises(UsageError, match=r"^shade must be an integer, got str$"):
+        request_from({"topic": "a", "shade": "3"}, BATCH, BASE)
+
+
+def test_config_default_honours_colour_not_shade(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('[defaults]\ncolour = "blue"\n', encoding="utf-8")
+    req = user_defaults(config, BASE)
+    assert isinstance(req, Fake) and req.colour == "blue" and req.shade == 5
+    # The command line still wins over the config default.
+    assert request_from({"colour": "red"}, CLI, req).colour == "red"
+    config.write_text("[defaults]\nshade = 3\n", encoding="utf-8")
+    with pytest.raises(UsageError, match=r"\[defaults\] unknown key 'shade'; valid keys: "):
+        user_defaults(config, BASE)
+
+
+def test_defaults_and_ranges_are_read_from_the_declaration() -> None:
+    """The real options: help and schema show the declared default and range."""
+    assert DEBATE_PROPS["timeout"]["description"].endswith(" Default 120.")
+    assert DEBATE_PROPS["rounds"]["minimum"] == OPTIONS["rounds"].minimum == 2
+    assert DEBATE_PROPS["opening"]["enum"] == ["blind", "sequential"]
+    code, out, _ = _cli("--help", options=OPTIONS)
+    assert code == 0 and "[default: 120]" in out and "[default: blind]" in out
+
+
+def test_shorthand_yields_to_a_seats_own_key_whatever_the_order() -> None:
+    for values in ({"agent": "x", "agent_a": "y"}, {"agent_a": "y", "agent": "x"}):
+        req = request_from(values, CONFIG, DebateRequest(topic=""))
+        assert (req.agent_a, req.agent_b, req.judge_agent) == ("y", "x", "x")
+
+
+def test_batch_restricted_keys_are_marked() -> None:
+    marked = {o.name for o in OPTIONS.values() if o.batch_restricted}
+    assert marked == {"agent_command", "tools", "agent_setup", "context"}
