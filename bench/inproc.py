@@ -37,14 +37,13 @@ def debate_config(
     ``opening``: ``blind`` or ``sequential`` (None: the default); ``extra_agents`` are
     added to the catalogue (specs built in Python, e.g. a built-in with other flags)."""
     from collab.agents import load_agents
-    from collab.options import CLI
     from collab.request import build_config, request_from
     from collab.settings import user_defaults
 
     agents = load_agents()
     agents.update(extra_agents or {})
     given = {"agent": agent, "rounds": rounds, "runner": runner, "opening": opening}
-    req = request_from({k: v for k, v in given.items() if v is not None}, CLI, user_defaults())
+    req = request_from({k: v for k, v in given.items() if v is not None}, "cli", user_defaults())
     req = replace(req, topic=topic)
     return agents, build_config(req, agents.keys())
 

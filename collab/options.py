@@ -27,12 +27,10 @@ from collab.agents import AGENT_SETUPS, TOOL_SETS
 from collab.config import LANGS, MAX_ROUNDS, MIN_ROUNDS, OPENINGS, RUNNER_KINDS
 from collab.presets import DEFAULT_PRESET
 
+# Where an option is offered: the command line (collab debate, collab batch), config.toml
+# [defaults], an entry of a batch's topics file, the MCP tools debate_start and debate.
 Surface = Literal["cli", "config", "batch", "mcp"]
-CLI: Surface = "cli"
-CONFIG: Surface = "config"  # config.toml [defaults]
-BATCH: Surface = "batch"  # an entry of a batch's topics file
-MCP: Surface = "mcp"  # the arguments of the MCP tools debate_start and debate
-EVERYWHERE: frozenset[Surface] = frozenset({CLI, CONFIG, BATCH, MCP})
+EVERYWHERE: frozenset[Surface] = frozenset(get_args(Surface))
 
 # The panels of ``collab debate --help`` and ``collab batch --help``.
 ROLES = "Roles and context"
@@ -73,7 +71,7 @@ class Option:
 
     @property
     def flags(self) -> tuple[str, ...]:
-        return (spell(self.name, CLI), *((self.short,) if self.short else ()))
+        return (spell(self.name, "cli"), *((self.short,) if self.short else ()))
 
     @property
     def shown_default(self) -> str | None:
@@ -86,7 +84,7 @@ class Option:
 
 
 def spell(name: str, surface: Surface) -> str:
-    return "--" + name.replace("_", "-") if surface == CLI else name
+    return "--" + name.replace("_", "-") if surface == "cli" else name
 
 
 def option(
@@ -122,7 +120,7 @@ def either(choices: Collection[str]) -> str:
 
 _SECONDS = "number of seconds"
 _LANGS = ("auto", *LANGS)
-_BUT_CONFIG = frozenset({CLI, BATCH, MCP})
+_BUT_CONFIG: frozenset[Surface] = frozenset({"cli", "batch", "mcp"})
 
 
 @dataclass(frozen=True)
@@ -133,7 +131,7 @@ class DebateRequest:
     topic: str = option(
         help=f"What to debate: a short question, under {MAX_TOPIC_CHARS} characters (e.g. "
         "'JWT or server sessions for our API?'); put the details in context files.",
-        surfaces={BATCH, MCP},  # the command line takes it as its argument
+        surfaces={"batch", "mcp"},  # the command line takes it as its argument
     )
     preset: str | None = option(
         None, help="A pair of opposed roles (collab presets), e.g. security-vs-performance.",
@@ -162,7 +160,7 @@ class DebateRequest:
     )  # fmt: skip
     allow_secrets: bool = option(
         False, help="Send context files and a topic even where they look like they hold a "
-        "secret.", surfaces={CLI}, panel=ROLES,  # said per command, knowingly
+        "secret.", surfaces={"cli"}, panel=ROLES,  # said per command, knowingly
     )  # fmt: skip
     agent_a: str = option("claude", help="Agent for Role A.", metavar="AGENT", panel=AGENTS)
     agent_b: str = option("claude", help="Agent for Role B.", metavar="AGENT", panel=AGENTS)
@@ -177,11 +175,11 @@ class DebateRequest:
     )
     agent_command: str | None = option(
         None, help="argv template for the command agent, e.g. "
-        "'mycli -f {prompt_file} -m {model}'.", surfaces={CLI, CONFIG, BATCH},
+        "'mycli -f {prompt_file} -m {model}'.", surfaces={"cli", "config", "batch"},
         metavar="TEMPLATE", panel=AGENTS, batch_restricted=True,
     )  # fmt: skip
     runner: str = option(
-        "auto", help=f"Where turns run: {either(RUNNER_KINDS)}.", surfaces={CLI, CONFIG, MCP},
+        "auto", help=f"Where turns run: {either(RUNNER_KINDS)}.", surfaces={"cli", "config", "mcp"},
         metavar="RUNNER", panel=AGENTS, choices=RUNNER_KINDS,
     )  # fmt: skip
     agent_setup: str = option(
@@ -219,10 +217,10 @@ class DebateRequest:
     )  # fmt: skip
     context_budget: int = option(
         DEFAULT_CONTEXT_BUDGET, help="Characters of context, all files together.",
-        surfaces={CLI, CONFIG, MCP}, metavar="CHARS", panel=LIMITS, minimum=1,
+        surfaces={"cli", "config", "mcp"}, metavar="CHARS", panel=LIMITS, minimum=1,
     )  # fmt: skip
     keep_temp: bool = option(
-        False, help="Keep the per-run temp dir (prompts, raw outputs).", surfaces={CLI},
+        False, help="Keep the per-run temp dir (prompts, raw outputs).", surfaces={"cli"},
         panel=OUTPUT,
     )  # fmt: skip
 

@@ -17,7 +17,6 @@ from collab.errors import UsageError
 from collab.judge_pick import AUTO, pick_judge
 from collab.lang import resolve_lang
 from collab.options import (
-    CLI,
     MAX_TOPIC_CHARS,
     DebateRequest,
     Option,
@@ -95,7 +94,7 @@ def context_drift(contexts: tuple[ContextFile, ...]) -> list[str]:
 
 
 def load_contexts(
-    paths: tuple[str, ...], budget: int, surface: Surface = CLI
+    paths: tuple[str, ...], budget: int, surface: Surface = "cli"
 ) -> tuple[ContextFile, ...]:
     raise_it = f"raise it with {spell('context_budget', surface)}"
     files = tuple(load_context(p) for p in paths)
@@ -117,7 +116,7 @@ def load_contexts(
 
 
 def build_config(
-    req: DebateRequest, known_agents: Collection[str], surface: Surface = CLI
+    req: DebateRequest, known_agents: Collection[str], surface: Surface = "cli"
 ) -> DebateConfig:
     """Validate everything up front: a bad option never starts a pane or writes a file.
     Messages name an option the way ``surface`` spells it."""

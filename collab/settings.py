@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from collab.errors import UsageError
-from collab.options import CONFIG, DebateRequest
+from collab.options import DebateRequest
 from collab.paths import config_table
 from collab.request import request_from
 
@@ -19,6 +19,6 @@ def user_defaults(path: Path | None = None, base: DebateRequest | None = None) -
     """``base`` (the built-in defaults, topic left empty) with the user's ``[defaults]``."""
     path, table = config_table("defaults", path)
     try:
-        return request_from(table, CONFIG, DebateRequest(topic="") if base is None else base)
+        return request_from(table, "config", DebateRequest(topic="") if base is None else base)
     except UsageError as exc:
         raise UsageError(f"{path}: [defaults] {exc.message}") from None

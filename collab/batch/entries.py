@@ -15,7 +15,7 @@ from pathlib import Path
 
 from collab.config import DebateConfig
 from collab.errors import UsageError
-from collab.options import BATCH, DebateRequest
+from collab.options import DebateRequest
 from collab.request import build_config, request_from
 
 MAX_ENTRIES = 500
@@ -52,7 +52,7 @@ def read_entries(path: Path, defaults: DebateRequest, known_agents: Collection[s
     for line, item in raw:
         try:
             req = _request(item, defaults, path.parent)
-            out.append(Entry(line, build_config(req, known_agents, BATCH)))
+            out.append(Entry(line, build_config(req, known_agents, "batch")))
         except UsageError as exc:
             raise UsageError(f"{path}:{line}: {exc.message}") from None
     return out
@@ -104,4 +104,4 @@ def _request(item: object, defaults: DebateRequest, base: Path) -> DebateRequest
         raise UsageError("an entry must be a topic string or an object with a 'topic'")
     if "topic" not in item:
         raise UsageError("entry has no 'topic'")
-    return request_from(item, BATCH, defaults, folder=base)
+    return request_from(item, "batch", defaults, folder=base)

@@ -46,14 +46,13 @@ def debate(
     from dataclasses import replace
 
     from collab.agents import load_agents
-    from collab.options import CLI
     from collab.request import build_config, request_from
     from collab.settings import user_defaults
 
     ndjson = _events_mode(events, as_json)
     text = c.read_topic(topic, topic_file)
     agents = load_agents()
-    req = replace(request_from(given, CLI, user_defaults()), topic=text)
+    req = replace(request_from(given, "cli", user_defaults()), topic=text)
     cfg = build_config(req, agents.keys())
     if detach:
         _detach(cfg, as_json=as_json, ndjson=ndjson)
@@ -99,14 +98,13 @@ def batch(
     from collab.batch.record import Batch
     from collab.doctor import check_prerequisites
     from collab.errors import UsageError
-    from collab.options import CLI
     from collab.request import request_from
     from collab.settings import user_defaults
 
     if not 1 <= parallel <= 32:
         raise UsageError(f"--parallel must be 1–32, got {parallel}")
     agents = load_agents()
-    defaults = request_from(given, CLI, user_defaults())
+    defaults = request_from(given, "cli", user_defaults())
     entries = read_entries(topics_file, defaults, agents.keys())
     for entry in entries:
         check_prerequisites(entry.config)

@@ -18,7 +18,7 @@ from typing import Annotated, Any
 
 import typer
 
-from collab.options import CLI, OPTIONS, OUTPUT, ROLES, Option, offered
+from collab.options import OPTIONS, OUTPUT, ROLES, Option, offered
 
 __all__ = ["OUTPUT", "ROLES"]  # the panels, for the commands' own options
 _ANNOTATED: Any = Annotated  # subscripted with types known only at run time
@@ -80,7 +80,7 @@ def with_debate_options(
     ``given`` parameter stands. Typer reads a command's options from its signature, so the
     wrapper shows it the combined one; the command receives the options the command line
     actually gave as one dict (for ``request.request_from``)."""
-    shared = [_parameter(opt) for opt in offered(CLI, options)]
+    shared = [_parameter(opt) for opt in offered("cli", options)]
     names = [p.name for p in shared]
     own = inspect.signature(command, eval_str=True)
     params: list[inspect.Parameter] = []

@@ -17,7 +17,7 @@ from collab.agents import load_agents
 from collab.config import DebateConfig
 from collab.control.liveness import DRIVER_PID_FILE
 from collab.doctor import check_prerequisites
-from collab.options import CLI, DebateRequest, Surface
+from collab.options import DebateRequest, Surface
 from collab.request import build_config
 from collab.runners.detach import spawn_driver
 from collab.state import RunState
@@ -34,7 +34,7 @@ class Started:
 
 
 def validate(
-    req: DebateRequest, known_agents: Collection[str] | None = None, surface: Surface = CLI
+    req: DebateRequest, known_agents: Collection[str] | None = None, surface: Surface = "cli"
 ) -> DebateConfig:
     """Every check ``collab debate`` makes before it starts anything (exit 2 or 3)."""
     agents = load_agents().keys() if known_agents is None else known_agents

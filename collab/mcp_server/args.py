@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from collab.errors import UsageError
-from collab.options import MCP, DebateRequest
+from collab.options import DebateRequest
 from collab.paths import config_table
 from collab.request import request_from
 from collab.settings import user_defaults
@@ -52,7 +52,7 @@ def debate_request(arguments: Mapping[str, object], limits: McpLimits, root: Pat
     """The request ``collab debate`` would build from the same options, with the MCP
     defaults: the subprocess runner, the server's max_cost."""
     given = {key: value for key, value in arguments.items() if value is not None}
-    req = request_from(given, MCP, user_defaults(), folder=root)
+    req = request_from(given, "mcp", user_defaults(), folder=root)
     if "topic" not in given:
         raise UsageError('the topic is required: say what to debate, e.g. "JWT vs sessions"')
     if "command" in (given.get(seat) for seat in ("agent", "agent_a", "agent_b", "judge_agent")):

@@ -33,7 +33,6 @@ from collab.errors import CollabError, UsageError
 from collab.mcp_server.args import McpLimits, debate_request, load_limits
 from collab.mcp_server.follow import follow
 from collab.mcp_server.tools import MAX_WAIT_S, TOOLS
-from collab.options import MCP
 from collab.paths import config_path
 from collab.presets import load_presets
 from collab.report import list_document, presets_document
@@ -126,7 +125,7 @@ class CollabServer:
         root = await self._root(ctx)
 
         def start() -> tuple[control.Started, Any]:
-            cfg = control.validate(debate_request(args, limits, root), surface=MCP)
+            cfg = control.validate(debate_request(args, limits, root), surface="mcp")
             return control.start_detached(cfg, cwd=root, reap=True), cfg
 
         started, cfg = await anyio.to_thread.run_sync(start)

@@ -8,7 +8,7 @@ from typing import Any
 
 import mcp_types as types
 
-from collab.options import MCP, OPTIONS, Option, offered
+from collab.options import OPTIONS, Option, offered
 from collab.report import SCHEMAS
 
 _RUN_ID = {
@@ -35,7 +35,7 @@ _JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean"}
 def debate_props(options: Mapping[str, Option] = OPTIONS) -> dict[str, dict[str, Any]]:
     """The input schema's properties of ``debate_start`` and ``debate``."""
     props: dict[str, dict[str, Any]] = {}
-    for opt in offered(MCP, options):
+    for opt in offered("mcp", options):
         prop: dict[str, Any] = (
             {"type": "array", "items": {"type": "string"}}
             if opt.kind is tuple

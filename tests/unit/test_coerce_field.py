@@ -13,7 +13,7 @@ from typing import NamedTuple
 import pytest
 
 from collab.errors import UsageError
-from collab.options import BATCH, OPTIONS, DebateRequest
+from collab.options import OPTIONS, DebateRequest
 from collab.request import coerce_field, request_from
 
 
@@ -86,7 +86,7 @@ def test_context_is_a_path_or_a_list_taken_from_the_folder(case: Paths) -> None:
     base = DebateRequest(topic="t")
     if case.expected is None:
         with pytest.raises(UsageError, match=case.error):
-            request_from({"context": case.value}, BATCH, base, folder=Path("/base"))
+            request_from({"context": case.value}, "batch", base, folder=Path("/base"))
         return
-    req = request_from({"context": case.value}, BATCH, base, folder=Path("/base"))
+    req = request_from({"context": case.value}, "batch", base, folder=Path("/base"))
     assert req.context == case.expected

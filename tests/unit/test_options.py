@@ -20,11 +20,7 @@ from collab.cli.options import with_debate_options
 from collab.errors import UsageError
 from collab.mcp_server.tools import DEBATE_PROPS, debate_props
 from collab.options import (
-    BATCH,
-    CLI,
-    CONFIG,
     LIMITS,
-    MCP,
     OPTIONS,
     ROLES,
     DebateRequest,
@@ -39,11 +35,11 @@ from collab.settings import user_defaults
 @dataclass(frozen=True)
 class Fake(DebateRequest):
     colour: str = option(
-        "red", help="A colour only people give.", surfaces={CLI, CONFIG}, metavar="COLOUR",
+        "red", help="A colour only people give.", surfaces={"cli", "config"}, metavar="COLOUR",
         panel=ROLES, choices=("red", "blue"),
     )  # fmt: skip
     shade: int = option(
-        5, help="A shade only files and models give.", surfaces={BATCH, MCP}, metavar="N",
+        5, help="A shade only files and models give.", surfaces={"batch", "mcp"}, metavar="N",
         panel=LIMITS, minimum=1, maximum=9,
     )  # fmt: skip
 
@@ -72,11 +68,11 @@ def test_cli_offers_colour_not_shade() -> None:
     assert "--shade" not in out
     code, _, given = _cli("--colour", "blue")
     assert code == 0 and given == {"colour": "blue"}
-    assert request_from(given, CLI, BASE).colour == "blue"
+    assert request_from(given, "cli", BASE).colour == "blue"
     code, out, _ = _cli("--shade", "3")
     assert code == 2 and "No such option" in out
     with pytest.raises(UsageError, match=r"^--colour must be red or blue, got 'green'$"):
-        request_from({"colour": "green"}, CLI, BASE)
+        request_from({"colour": "green"}, "cli", BASE)
 
 
 def test_mcp_schema_offers_shade_not_colour() -> None:
@@ -86,11 +82,11 @@ def test_mcp_schema_offers_shade_not_colour() -> None:
         "description": "A shade only files and models give. Default 5.",
     }  # fmt: skip
     assert "colour" not in props
-    assert request_from({"shade": 7}, MCP, BASE).shade == 7
+    assert request_from({"shade": 7}, "mcp", BASE).shade == 7
     with pytest.raises(UsageError, match=r"^shade must be 1–9, got 0$"):
-        request_from({"shade": 0}, MCP, BASE)
+        request_from({"shade": 0}, "mcp", BASE)
     with pytest.raises(UsageError, match=r"^unknown argument 'colour'; valid arguments: "):
-        request_from({"colour": "blue"}, MCP, BASE)
+        request_from({"colour": "blue"}, "mcp", BASE)
 
 
 def test_batch_entry_takes_shade_not_colour(tmp_path: Path) -> None:
@@ -98,12 +94,12 @@ def test_batch_entry_takes_shade_not_colour(tmp_path: Path) -> None:
     topics.write_text('{"topic": "a", "shade": 3}\n', encoding="utf-8")
     (entry,) = read_entries(topics, BASE, ["claude"])
     assert entry.config.topic == "a"
-    assert request_from({"topic": "a", "shade": 3}, BATCH, BASE).shade == 3
+    assert request_from({"topic": "a", "shade": 3}, "batch", BASE).shade == 3
     topics.write_text('{"topic": "a", "colour": "blue"}\n', encoding="utf-8")
     with pytest.raises(UsageError, match=r":1: unknown key 'colour'; valid keys: "):
         read_entries(topics, BASE, ["claude"])
     with pytest.raises(UsageError, match=r"^shade must be an integer, got str$"):
-        request_from({"topic": "a", "shade": "3"}, BATCH, BASE)
+        request_from({"topic": "a", "shade": "3"}, "batch", BASE)
 
 
 def test_config_default_honours_colour_not_shade(tmp_path: Path) -> None:
@@ -112,7 +108,7 @@ def test_config_default_honours_colour_not_shade(tmp_path: Path) -> None:
     req = user_defaults(config, BASE)
     assert isinstance(req, Fake) and req.colour == "blue" and req.shade == 5
     # The command line still wins over the config default.
-    assert request_from({"colour": "red"}, CLI, req).colour == "red"
+    assert request_from({"colour": "red"}, "cli", req).colour == "red"
     config.write_text("[defaults]\nshade = 3\n", encoding="utf-8")
     with pytest.raises(UsageError, match=r"\[defaults\] unknown key 'shade'; valid keys: "):
         user_defaults(config, BASE)
@@ -129,7 +125,7 @@ def test_defaults_and_ranges_are_read_from_the_declaration() -> None:
 
 def test_shorthand_yields_to_a_seats_own_key_whatever_the_order() -> None:
     for values in ({"agent": "x", "agent_a": "y"}, {"agent_a": "y", "agent": "x"}):
-        req = request_from(values, CONFIG, DebateRequest(topic=""))
+        req = request_from(values, "config", DebateRequest(topic=""))
         assert (req.agent_a, req.agent_b, req.judge_agent) == ("y", "x", "x")
 
 
