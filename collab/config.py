@@ -1,23 +1,18 @@
-"""The validated, frozen description of one debate. Built once; stored in state.json."""
+"""The validated, frozen description of one debate. Built once; stored in state.json.
+Its defaults are the options' (``collab.options``)."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Literal, get_args
+from typing import get_args
 
 from collab.agents import AGENT_SETUPS, TOOL_SETS, AgentSetup, ToolSet
 from collab.fields import Fields
 from collab.lang import Lang
+from collab.options import OPENINGS, RUNNER_KINDS, DebateRequest, Opening, RunnerKind
 from collab.seats import SIDES, Side
 
-RunnerKind = Literal["auto", "tmux", "subprocess"]
-Opening = Literal["blind", "sequential"]
-OPENINGS: tuple[Opening, ...] = get_args(Opening)
-RUNNER_KINDS: tuple[RunnerKind, ...] = get_args(RunnerKind)
 LANGS: tuple[Lang, ...] = get_args(Lang)
-
-MIN_ROUNDS = 2
-MAX_ROUNDS = 7
 
 
 @dataclass(frozen=True)
@@ -49,25 +44,25 @@ class DebateConfig:
     role_a: Role
     role_b: Role
     preset: str = "advocate-vs-devils-advocate"
-    rounds: int = 3
+    rounds: int = DebateRequest.rounds
     contexts: tuple[ContextFile, ...] = ()
     agent_a: AgentChoice = field(default_factory=AgentChoice)
     agent_b: AgentChoice = field(default_factory=AgentChoice)
     judge: AgentChoice = field(default_factory=AgentChoice)
-    turn_timeout: float = 120.0
-    judge_timeout: float = 180.0
-    budget: float = 900.0
-    max_chars: int = 1000
+    turn_timeout: float = DebateRequest.timeout
+    judge_timeout: float = DebateRequest.judge_timeout
+    budget: float = DebateRequest.budget
+    max_chars: int = DebateRequest.max_chars
     lang: Lang = "en"
-    runner: RunnerKind = "auto"
-    keep_temp: bool = False
-    max_cost: float | None = None
+    runner: RunnerKind = DebateRequest.runner
+    keep_temp: bool = DebateRequest.keep_temp
+    max_cost: float | None = DebateRequest.max_cost
     # Lean, isolated turns by default; "inherit" runs them with the user's own setup.
-    agent_setup: AgentSetup = "lean"
+    agent_setup: AgentSetup = DebateRequest.agent_setup
     # The debaters' tools: none, or read-only ones in the working directory.
-    tools: ToolSet = "none"
+    tools: ToolSet = DebateRequest.tools
     # Round 1: "blind" (both sides at once, neither seeing the other) or "sequential".
-    opening: Opening = "blind"
+    opening: Opening = DebateRequest.opening
 
     def role(self, side: Side) -> Role:
         return self.role_a if side == "A" else self.role_b
@@ -95,12 +90,12 @@ class DebateConfig:
             budget=f.float("budget"),
             max_chars=f.int("max_chars"),
             lang=f.literal("lang", LANGS, "en"),
-            runner=f.literal("runner", RUNNER_KINDS, "auto"),
-            keep_temp=f.bool("keep_temp", False),
+            runner=f.literal("runner", RUNNER_KINDS, DebateRequest.runner),
+            keep_temp=f.bool("keep_temp", DebateRequest.keep_temp),
             max_cost=f.opt_float("max_cost"),
-            agent_setup=f.literal("agent_setup", AGENT_SETUPS, "lean"),
-            tools=f.literal("tools", TOOL_SETS, "none"),
-            opening=f.literal("opening", OPENINGS, "blind"),
+            agent_setup=f.literal("agent_setup", AGENT_SETUPS, DebateRequest.agent_setup),
+            tools=f.literal("tools", TOOL_SETS, DebateRequest.tools),
+            opening=f.literal("opening", OPENINGS, DebateRequest.opening),
         )
 
 
@@ -110,11 +105,3 @@ def _role(f: Fields) -> Role:
 
 def _agent(f: Fields) -> AgentChoice:
     return AgentChoice(agent=f.str("agent"), model=f.opt_str("model"), command=f.opt_str("command"))
-
-
-def runner_kind(v: object) -> RunnerKind:
-    if v == "tmux":
-        return "tmux"
-    if v == "subprocess":
-        return "subprocess"
-    return "auto"

@@ -23,8 +23,8 @@ from dataclasses import MISSING, dataclass, field, fields
 from types import NoneType, UnionType
 from typing import Any, Literal, get_args, get_origin, get_type_hints
 
-from collab.agents import AGENT_SETUPS, TOOL_SETS
-from collab.config import LANGS, MAX_ROUNDS, MIN_ROUNDS, OPENINGS, RUNNER_KINDS
+from collab.agents import AgentSetup, ToolSet
+from collab.lang import Lang
 from collab.presets import DEFAULT_PRESET
 
 # Where an option is offered: the command line (collab debate, collab batch), config.toml
@@ -38,6 +38,12 @@ AGENTS = "Agents and models"
 LIMITS = "Limits"
 OUTPUT = "Output"
 
+RunnerKind = Literal["auto", "tmux", "subprocess"]
+Opening = Literal["blind", "sequential"]
+OPENINGS: tuple[Opening, ...] = get_args(Opening)
+RUNNER_KINDS: tuple[RunnerKind, ...] = get_args(RunnerKind)
+MIN_ROUNDS = 2
+MAX_ROUNDS = 7
 MAX_TOPIC_CHARS = 2_000  # a topic is a question; the details go into context files
 DEFAULT_CONTEXT_BUDGET = 60_000  # characters of context, all files together
 
@@ -119,7 +125,7 @@ def either(choices: Collection[str]) -> str:
 
 
 _SECONDS = "number of seconds"
-_LANGS = ("auto", *LANGS)
+_LANGS = ("auto", *get_args(Lang))
 _BUT_CONFIG: frozenset[Surface] = frozenset({"cli", "batch", "mcp"})
 
 
@@ -154,9 +160,9 @@ class DebateRequest:
         "auto", help=f"Prompt and summary language: {either(_LANGS)} (auto: from the topic).",
         metavar="LANG", panel=ROLES, choices=_LANGS,
     )  # fmt: skip
-    opening: str = option(
+    opening: Opening = option(
         "blind", help="blind: both sides open at once, neither seeing the other; "
-        "sequential: A, then B answering A.", metavar="MODE", panel=ROLES, choices=OPENINGS,
+        "sequential: A, then B answering A.", metavar="MODE", panel=ROLES,
     )  # fmt: skip
     allow_secrets: bool = option(
         False, help="Send context files and a topic even where they look like they hold a "
@@ -178,18 +184,18 @@ class DebateRequest:
         "'mycli -f {prompt_file} -m {model}'.", surfaces={"cli", "config", "batch"},
         metavar="TEMPLATE", panel=AGENTS, batch_restricted=True,
     )  # fmt: skip
-    runner: str = option(
+    runner: RunnerKind = option(
         "auto", help=f"Where turns run: {either(RUNNER_KINDS)}.", surfaces={"cli", "config", "mcp"},
-        metavar="RUNNER", panel=AGENTS, choices=RUNNER_KINDS,
+        metavar="RUNNER", panel=AGENTS,
     )  # fmt: skip
-    agent_setup: str = option(
+    agent_setup: AgentSetup = option(
         "lean", help="lean: turns without your hooks, MCP servers, skills or memory (your "
         "provider settings still apply); inherit: with your full agent setup.",
-        metavar="SETUP", panel=AGENTS, choices=AGENT_SETUPS, batch_restricted=True,
+        metavar="SETUP", panel=AGENTS, batch_restricted=True,
     )  # fmt: skip
-    tools: str = option(
+    tools: ToolSet = option(
         "none", help="none, or read: read-only tools in the working directory (for code "
-        "reviews; evidence as path:line).", metavar="TOOLS", panel=AGENTS, choices=TOOL_SETS,
+        "reviews; evidence as path:line).", metavar="TOOLS", panel=AGENTS,
         batch_restricted=True,
     )  # fmt: skip
     rounds: int = option(
@@ -254,9 +260,10 @@ def _declared(request: type[DebateRequest]) -> dict[str, Option]:
     for f in fields(request):
         kind, optional = _kind(hints[f.name])
         default = None if f.default is MISSING else f.default
-        out[f.name] = Option(
-            f.name, kind, optional, default, sets=(f.name,), **f.metadata["option"]
-        )
+        spec = dict(f.metadata["option"])
+        if get_origin(hints[f.name]) is Literal:  # its values are its choices
+            spec["choices"] = get_args(hints[f.name])
+        out[f.name] = Option(f.name, kind, optional, default, sets=(f.name,), **spec)
     # Each shorthand just before the first field it sets (--agent, then --agent-a …).
     order = list(out)
     for name, spec in _SHORTHANDS.items():
@@ -275,6 +282,8 @@ def _kind(hint: object) -> tuple[type, bool]:
             return _kind(kinds[0])[0], True
     elif get_origin(hint) is tuple and get_args(hint) == (str, ...):
         return tuple, False
+    elif get_origin(hint) is Literal and all(isinstance(a, str) for a in get_args(hint)):
+        return str, False
     elif hint in (str, int, float, bool):
         return hint, False
     raise TypeError(f"DebateRequest: no rule for an option of type {hint!r}")

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import TypeVar
 
 from collab import presets
-from collab.agents import AGENT_SETUPS, TOOL_SETS, command_spec
-from collab.config import OPENINGS, AgentChoice, ContextFile, DebateConfig, Role, runner_kind
+from collab.agents import command_spec
+from collab.config import AgentChoice, ContextFile, DebateConfig, Role
 from collab.errors import UsageError
 from collab.judge_pick import AUTO, pick_judge
 from collab.lang import resolve_lang
@@ -28,7 +28,6 @@ from collab.options import (
 )
 from collab.secret_scan import ensure_no_secrets
 
-L = TypeVar("L", bound=str)
 R = TypeVar("R", bound=DebateRequest)
 
 _BINARY_SNIFF = 8192
@@ -181,18 +180,13 @@ def build_config(
         budget=req.budget,
         max_chars=req.max_chars,
         lang=lang,
-        runner=runner_kind(req.runner),
+        runner=req.runner,
         keep_temp=req.keep_temp,
         max_cost=req.max_cost,
-        agent_setup=_typed(req.agent_setup, AGENT_SETUPS),
-        tools=_typed(req.tools, TOOL_SETS),
-        opening=_typed(req.opening, OPENINGS),
+        agent_setup=req.agent_setup,
+        tools=req.tools,
+        opening=req.opening,
     )
-
-
-def _typed(value: str, choices: tuple[L, ...]) -> L:
-    """``value`` as its Literal type (``check_value`` has seen it is one of ``choices``)."""
-    return next(choice for choice in choices if choice == value)
 
 
 def _choice(agent: str, model: str | None, command: str | None) -> AgentChoice:

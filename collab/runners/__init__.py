@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from collab.config import RunnerKind
 from collab.errors import PrerequisiteError
+from collab.options import RunnerKind
 from collab.runners.base import Runner
 from collab.runners.subprocess import SubprocessRunner
 from collab.runners.tmux import TmuxRunner, tmux_available
