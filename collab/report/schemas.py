@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import Any, get_args
 
-from collab.config import RunnerKind
 from collab.doctor import Level
 from collab.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_PREREQ, EXIT_USAGE
 from collab.ledger import STATUSES, Resolution
+from collab.options import RunnerKind
 from collab.seats import SIDES
 from collab.skill import InstallAction
 from collab.state import RunStatus

@@ -20,14 +20,6 @@ SHARED: dict[str, str] = {
     # Every module run with ``python -m`` (and the console script) names its entry
     # point ``main``, the convention tools and readers look for.
     "main": "the entry point of a module run as a program",
-    # Typer parameter types in cli/options.py, named for the option they declare; the
-    # option declaration replaces them.
-    "AgentSetup": "TODO(h-opts): cli/options' --agent-setup parameter type vs agents.spec",
-    "Lang": "TODO(h-opts): cli/options' --lang parameter type vs lang.Lang",
-    "Opening": "TODO(h-opts): cli/options' --opening parameter type vs config.Opening",
-    "Preset": "TODO(h-opts): cli/options' --preset parameter type vs presets.Preset",
-    "Runner": "TODO(h-opts): cli/options' --runner parameter type vs runners.base.Runner",
-    "Timeout": "TODO(h-opts): cli/options' --timeout parameter type vs turn.Timeout",
     # The turn/event area, renamed on h-turn.
     "Event": "TODO(h-turn): three aliases of one events.jsonl line (eventlog, control, cli/live)",
     "TurnView": "TODO(h-turn): a turn as a prompt shows it vs as the HTML page shows it",
