@@ -26,7 +26,7 @@ CONSTRAINTS = HERE / "constraints.txt"
 BUILD_CONSTRAINTS = HERE / "build-constraints.txt"
 
 # Never pinned: the project itself, and what a venv comes seeded with.
-UNPINNED = {"collab", "setuptools", "wheel", "distribute"}
+UNPINNED = {"collab", "collab-debate", "setuptools", "wheel", "distribute"}
 
 EXACT_NPM_VERSION = re.compile(r"\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.+-]+)?")
 

@@ -18,7 +18,7 @@ import traceback
 
 import typer
 
-from collab.cli import background, debate, info, runs, stats, watch
+from collab.cli import background, ci, debate, info, runs, stats, watch
 from collab.cli.options import echo_json, echo_json_line
 from collab.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, CollabError
 
@@ -28,6 +28,7 @@ except ImportError:  # pragma: no cover
     from click import exceptions as click_exc  # type: ignore[no-redef,import-not-found,unused-ignore]
 
 DEBATES, RUNS, INFO = "Debates", "Runs", "Setup and reference"
+CI = "Pull requests and CI"
 
 app = typer.Typer(
     name="collab",
@@ -48,6 +49,8 @@ app.command("list", rich_help_panel=RUNS)(runs.list_runs)
 app.command(rich_help_panel=RUNS)(runs.show)
 app.command(rich_help_panel=RUNS)(runs.export)
 app.command(rich_help_panel=RUNS)(stats.stats)
+app.command(rich_help_panel=CI)(ci.gate)
+app.command(rich_help_panel=CI)(ci.comment)
 app.command(rich_help_panel=INFO)(info.doctor)
 app.command(rich_help_panel=INFO)(info.schema)
 app.command(rich_help_panel=INFO)(background.mcp)

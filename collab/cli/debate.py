@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from collab.cli import background as c
+from collab.cli import ci
 from collab.cli import options as o
 from collab.cli.options import echo_json, echo_json_line, with_debate_options
 from collab.errors import EXIT_FAILED
@@ -19,6 +20,7 @@ from collab.errors import EXIT_FAILED
 if TYPE_CHECKING:
     from collab.batch.record import Batch
     from collab.config import DebateConfig
+    from collab.gate import Policy
     from collab.state import RunState
     from collab.store import RunDir
 
@@ -41,6 +43,8 @@ def debate(
     given: dict[str, object],
     as_json: o.RunJson = False,
     events: o.Events = None,
+    gate: ci.GateFlag = False,
+    fail_on: ci.FailOn = None,
 ) -> None:
     """Run a debate between Role A and Role B, then a neutral Judge summary."""
     from dataclasses import replace
@@ -50,6 +54,7 @@ def debate(
     from collab.settings import user_defaults
 
     ndjson = _events_mode(events, as_json)
+    policy = ci.gate_policy(gate, fail_on, detach)
     text = c.read_topic(topic, topic_file)
     agents = load_agents()
     req = replace(request_from(given, "cli", user_defaults()), topic=text)
@@ -58,7 +63,7 @@ def debate(
         _detach(cfg, as_json=as_json, ndjson=ndjson)
         return
     state, run_dir = _start(cfg, as_json=as_json, ndjson=ndjson)
-    _finish(state, run_dir, as_json, ndjson=ndjson)
+    _finish(state, run_dir, as_json, ndjson=ndjson, gate=policy)
 
 
 def _detach(cfg: DebateConfig, *, as_json: bool, ndjson: bool) -> None:
@@ -205,11 +210,21 @@ def _drive(
         view.close()
 
 
-def _finish(state: RunState, run_dir: RunDir, as_json: bool, *, ndjson: bool = False) -> None:
-    if as_json or ndjson:
+def _finish(
+    state: RunState,
+    run_dir: RunDir,
+    as_json: bool,
+    *,
+    ndjson: bool = False,
+    gate: Policy | None = None,
+) -> None:
+    gated = None
+    if as_json or ndjson or gate:
         from collab.report import result_document
 
         doc = result_document(state, run_dir)
+        gated = None if gate is None else ci.gate_result(doc, gate, ci.run_depth(state.config))
+    if as_json or ndjson:
         echo_json_line(doc) if ndjson else echo_json(doc)
     else:
         from collab.cli.live import print_outcome
@@ -217,3 +232,4 @@ def _finish(state: RunState, run_dir: RunDir, as_json: bool, *, ndjson: bool = F
         print_outcome(state, run_dir)
     if state.status == "failed":
         raise typer.Exit(EXIT_FAILED)
+    ci.finish_gate(gated)

@@ -460,10 +460,35 @@ SERVER = _doc(
     ["version", "limits", "active_runs"],
 )
 
+# `collab gate ID --json`; `collab debate --gate --json` adds the same object as `gate`.
+GATE = _doc(
+    "collab.gate/1",
+    {
+        "run_id": {"type": "string"},
+        "policy": {"enum": ["blocking", "major", "split"]},
+        "outcome": {"enum": ["pass", "fail", "inconclusive"]},
+        "exit_code": {"enum": [0, 4, 5]},
+        "reason": {"type": "string"},
+        "failing": {"type": "array", "items": {"type": "string"}},
+        "verdict": {"enum": ["consensus", "partial", "split", "inconclusive"]},
+        "depth": _STR_OR_NULL,
+        "open": {
+            "type": "object",
+            "properties": {
+                k: {"type": "integer", "minimum": 0} for k in ("blocking", "major", "minor")
+            },
+            "required": ["blocking", "major", "minor"],
+        },
+    },
+    ["run_id", "policy", "outcome", "exit_code", "reason", "failing", "verdict", "open"],
+)
+RESULT["properties"]["gate"] = GATE
+
 SCHEMAS: dict[str, dict[str, Any]] = {
     s["title"]: s
     for s in (
         *(RESULT, ERROR, LIST, PRESETS, PRESET, DOCTOR, BATCH, SKILL, VERSION, EVENT, STATS),
         *(STARTED, STATUS, SERVER),
+        GATE,
     )
 }
