@@ -16,7 +16,8 @@ SPEC = AgentSpec(
     name="llm",
     argv=("llm", "prompt", "--no-log"),
     model_argv=("-m", "{model}"),
-    install_hint="pip install llm (or pip install 'collab[local]' for an offline model)",
+    install_hint="pip install llm (or pip install '.[local]' in collab's clone, for an "
+    "offline model)",
 )
 
 FAMILY = Family(spec=SPEC, decoder=TextDecoder)

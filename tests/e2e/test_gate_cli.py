@@ -1,0 +1,107 @@
+"""``collab gate ID`` and ``collab debate --gate`` on real runs of the fake agent: the exit
+codes (0 pass, 4 fail, 5 inconclusive, the run's own first), one line saying why, and the
+``collab.gate/1`` document (alone, or as ``gate`` in the result)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from collab.cli import main
+from collab.report import SCHEMAS
+from tests.conftest import FakeAgent, contract_block
+
+DEBATE = ["debate", "Gate test", "--agent", "fake", "--runner", "subprocess", "--rounds", "2"]
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+    out, err = capsys.readouterr()
+    return int(exc.value.code or 0), out, err
+
+
+def contested(fake_agent: FakeAgent) -> None:
+    """A raises I1; B contests it every round: it stays open (no severity: major)."""
+    fake_agent.script(
+        [
+            {"match": ["(Role A) in a structured debate"],
+             "replies": ["A." + contract_block(new=[("cache", "hit rate 90%")]), "A again."
+                         + contract_block()]},
+            {"match": ["(Role B) in a structured debate"],
+             "replies": ["B." + contract_block(stances=[("I1", "contest", "cold start")])]},
+        ],
+        "## TL;DR\n- split\n\n## Crux\nIs a cold start acceptable?\n",
+    )  # fmt: skip
+
+
+def test_debate_gate_fails_on_an_open_major_issue(
+    fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]
+) -> None:
+    contested(fake_agent)
+    code, out, _ = run([*DEBATE, "--gate", "--fail-on", "major", "--json"], capsys)
+    assert code == 4
+    doc = json.loads(out)  # still exactly one document
+    Draft202012Validator(SCHEMAS["collab.result/1"]).validate(doc)
+    gate = doc["gate"]
+    Draft202012Validator(SCHEMAS["collab.gate/1"]).validate(gate)
+    assert (gate["outcome"], gate["exit_code"], gate["failing"]) == ("fail", 4, ["I1"])
+    run_id = doc["run_id"]
+
+    # The same run, gated later, under each policy.
+    code, out, _ = run(["gate", run_id, "--fail-on", "major"], capsys)
+    assert code == 4 and out.count("\n") == 1 and out.startswith("fail: 1 open ")
+    code, out, _ = run(["gate", run_id], capsys)  # default: blocking; I1 is major
+    assert code == 0 and out.startswith("pass: verdict ")
+    code, out, _ = run(["gate", run_id, "--json"], capsys)
+    gate_doc: dict[str, Any] = json.loads(out)
+    assert code == 0 and gate_doc["schema"] == "collab.gate/1" and gate_doc["run_id"] == run_id
+
+
+def test_debate_gate_without_json_prints_why(
+    fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]
+) -> None:
+    contested(fake_agent)
+    code, _, err = run([*DEBATE, "--gate", "--fail-on", "major"], capsys)
+    assert code == 4
+    assert [line for line in err.splitlines() if line.startswith("gate: ")] == [
+        "gate: fail: 1 open blocking or major issue(s) (I1) reach --fail-on major"
+    ]
+
+
+def test_inconclusive_run_gives_5(
+    fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fake_agent.script([], "no contract here")
+    code, out, _ = run([*DEBATE, "--gate", "--json"], capsys)
+    doc = json.loads(out)
+    assert doc["verdict"] == "inconclusive"
+    assert code == 5 and doc["gate"]["outcome"] == "inconclusive"
+    code, out, _ = run(["gate", doc["run_id"]], capsys)
+    assert code == 5 and out.startswith("inconclusive: ")
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [(["--gate", "--fail-on", "nope"], "--fail-on must be one of blocking, major, split"),
+     (["--fail-on", "major"], "--fail-on needs --gate"),
+     (["--gate", "--detach"], "--gate waits for the result")],
+)  # fmt: skip
+def test_bad_gate_options_start_nothing(
+    fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str], extra: list[str], message: str
+) -> None:
+    code, out, _ = run([*DEBATE, *extra, "--json"], capsys)
+    assert code == 2
+    doc = json.loads(out)
+    assert doc["schema"] == "collab.error/1" and message in doc["error"]["message"]
+    assert fake_agent.calls() == []
+    code, out, _ = run(["list", "--json"], capsys)
+    assert json.loads(out)["runs"] == []
+
+
+def test_gate_on_an_unknown_run_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(["gate", "20990101-000000-abcdef"], capsys)
+    assert code == 2 and err.count("\n") == 1
