@@ -103,7 +103,10 @@ def gate(
 
 
 def comment(
-    run_id: RunId,
+    run_id: Annotated[
+        str | None,
+        typer.Argument(metavar="ID", help="The run id (collab list); none with --notice."),
+    ] = None,
     *,
     github_pr: Annotated[
         int, typer.Option("--github-pr", metavar="N", help="The pull request to comment on.")
@@ -129,6 +132,12 @@ def comment(
         typer.Option("--report-url", metavar="URL", help="Where the run's artefacts are."),
     ] = None,
     fail_on: FailOn = None,
+    notice: Annotated[
+        str | None,
+        typer.Option(
+            "--notice", metavar="TEXT", help="Instead of a run: one line saying why none ran."
+        ),
+    ] = None,
 ) -> None:
     """Post the run's result as one pull-request comment, or edit the one posted before."""
     from collab.control import result_of
@@ -139,17 +148,31 @@ def comment(
     target = Target.from_env(github_pr, repo)  # before anything else: a bad setup says so
     if report_url is not None and not report_url.startswith(("https://", "http://")):
         raise UsageError(f"--report-url must be an http(s) URL, got {report_url!r}")
-    doc = result_of(run_id)
+    if notice is not None:
+        if run_id is not None or not comment_key:
+            raise UsageError("--notice takes no run ID, and needs --comment-key")
+        key = _key(comment_key, None, "")
+        posted = upsert_comment(target, pc.marker(key), pc.notice_body(key, notice))
+    else:
+        if run_id is None:
+            raise UsageError("give a run ID (collab list), or --notice TEXT")
+        doc = result_of(run_id)
+        key = _key(comment_key, _key_path(topic_file), str(doc.get("topic") or ""))
+        g = gate_result(doc, policy_of(fail_on), None)
+        line = None if g is None else g.reason
+        body = pc.comment_body(doc, key, report_url=report_url, gate_line=line)
+        posted = upsert_comment(target, pc.marker(key), body, pc.short_body(doc, key, report_url))
+    sys.stdout.write(f"comment {posted.action}: {posted.url or posted.comment_id}\n")
+
+
+def _key(given: str | None, topic_file: str | None, topic: str) -> str:
+    from collab.errors import UsageError
+    from collab.report.pr_comment import comment_key
+
     try:
-        key = pc.comment_key(comment_key, _key_path(topic_file), str(doc.get("topic") or ""))
+        return comment_key(given, topic_file, topic)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    g = gate_result(doc, policy_of(fail_on), None)
-    body = pc.comment_body(
-        doc, key, report_url=report_url, gate_line=None if g is None else g.reason
-    )
-    posted = upsert_comment(target, pc.marker(key), body, pc.short_body(doc, key, report_url))
-    sys.stdout.write(f"comment {posted.action}: {posted.url or posted.comment_id}\n")
 
 
 def _key_path(topic_file: Path | None) -> str | None:

@@ -1,0 +1,208 @@
+"""The GitHub Action's logic (action.yml runs it after installing collab and the agent CLI).
+
+Reads the Action's inputs from ``INPUT_*`` variables (action.yml passes each through
+``env``, never through the script's text) and the workflow's ``GITHUB_*`` variables; runs
+``collab debate --json --gate``; comments on the pull request with ``collab comment``; and
+writes the step outputs (``run-id``, ``verdict``, ``blocking``, ``gate``, ``exit-code``,
+``report-dir``) and a line to the job summary. It always exits 0 itself: action.yml's last
+step exits with ``exit-code`` (the gate's 0/4/5, or the run's own 1/2/3/130), after the
+report was uploaded.
+
+A pull request from a fork (no secrets) is skipped with a notice. A diff over the context
+budget, or one the secret scan refuses, gives one comment line instead of a failed job.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+# collab's messages for inputs it refuses before anything is sent (request.py, secret_scan.py)
+_NOT_SENT = ("over the context budget", "possible secret", "looks like a secret")
+_LOGIN_VARS = ("ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN")
+
+
+def main(env: Mapping[str, str] = os.environ) -> int:
+    inp = _Inputs(env)
+    out = _Outputs(env.get("GITHUB_OUTPUT"))
+    event = _event(env)
+    pr = event.get("pull_request") if isinstance(event.get("pull_request"), dict) else None
+    if pr is not None and _from_fork(pr):
+        _say("notice", "collab: skipped — this pull request comes from a fork, and GitHub gives "
+             "a fork's workflow no secrets (the agent's key) and a read-only token")  # fmt: skip
+        out.set("skipped", "true")
+        return 0
+    if inp.get("agent", "claude") == "claude" and not any(env.get(v) for v in _LOGIN_VARS):
+        _say("error", "collab: the secret is missing: pass anthropic-api-key "
+             "(e.g. ${{ secrets.ANTHROPIC_API_KEY }})")  # fmt: skip
+        out.set("exit-code", "3")
+        return 0
+    work = Path(env.get("GITHUB_WORKSPACE") or Path.cwd())
+    temp = Path(env.get("RUNNER_TEMP") or "/tmp")
+    topic_file = _topic_file(inp, work, temp)
+    argv = [*_collab(), "debate", "--topic-file", str(topic_file), "--json", "--gate",
+            "--fail-on", inp.get("fail-on", "blocking"), "--max-cost", inp.get("max-cost", "2"),
+            "--runner", inp.get("runner", "subprocess")]  # fmt: skip
+    for ctx in _contexts(inp, pr, work, temp):
+        argv += ["--context", ctx]
+    for name in ("preset", "role-a", "role-b", "agent", "model", "rounds", "depth",
+                 "context-budget"):  # fmt: skip
+        if inp.get(name):
+            argv += [f"--{name}", inp.get(name)]
+    res = subprocess.run(argv, cwd=work, capture_output=True, text=True)
+    sys.stderr.write(res.stderr)
+    try:
+        doc: dict[str, Any] = json.loads(res.stdout)
+    except ValueError:
+        _say("error", f"collab: no result (exit {res.returncode})")
+        out.set("exit-code", str(res.returncode or 1))
+        return 0
+    comment = pr is not None and inp.get("comment", "true") == "true"
+    if doc.get("schema") == "collab.error/1":
+        message = str(doc["error"]["message"])
+        if res.returncode == 2 and any(s in message for s in _NOT_SENT):
+            _say("notice", f"collab did not run: {message}")
+            if comment and pr is not None:
+                _comment(env, inp, pr, topic_file, work, notice=message)
+            out.set("verdict", "not-run")
+            out.set("exit-code", "0")
+            return 0
+        _say("error", f"collab: {message}")
+        out.set("exit-code", str(res.returncode))
+        return 0
+    gate = doc.get("gate") or {}
+    run_id = str(doc["run_id"])
+    out.set("run-id", run_id)
+    out.set("verdict", str(doc.get("verdict")))
+    out.set("blocking", str((gate.get("open") or {}).get("blocking", 0)))
+    out.set("gate", str(gate.get("outcome", "")))
+    out.set("report-dir", str(doc["paths"]["run_dir"]))
+    out.set("exit-code", str(res.returncode))
+    _summary(env, f"collab: **{doc.get('verdict')}** — {gate.get('reason', 'no gate')}\n")
+    if comment and pr is not None:
+        _comment(env, inp, pr, topic_file, work, run_id=run_id)
+    return 0
+
+
+class _Inputs:
+    def __init__(self, env: Mapping[str, str]) -> None:
+        self.env = env
+
+    def get(self, name: str, default: str = "") -> str:
+        value = self.env.get("INPUT_" + name.upper().replace("-", "_"), "").strip()
+        return value or default
+
+
+class _Outputs:
+    def __init__(self, path: str | None) -> None:
+        self.path = path
+
+    def set(self, name: str, value: str) -> None:
+        if "\n" in value:
+            raise ValueError(f"output {name} has a newline")
+        if self.path:
+            with open(self.path, "a", encoding="utf-8") as f:
+                f.write(f"{name}={value}\n")
+
+
+def _say(level: str, message: str) -> None:
+    """A workflow command (one line; GitHub's escapes for % and newlines)."""
+    text = message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    print(f"::{level}::{text}", flush=True)
+
+
+def _summary(env: Mapping[str, str], line: str) -> None:
+    path = env.get("GITHUB_STEP_SUMMARY")
+    if path:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(line)
+
+
+def _event(env: Mapping[str, str]) -> dict[str, Any]:
+    path = env.get("GITHUB_EVENT_PATH")
+    if not path or not Path(path).is_file():
+        return {}
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    return data if isinstance(data, dict) else {}
+
+
+def _from_fork(pr: dict[str, Any]) -> bool:
+    head = (pr.get("head") or {}).get("repo") or {}
+    base = (pr.get("base") or {}).get("repo") or {}
+    return head.get("full_name") != base.get("full_name")
+
+
+def _collab() -> list[str]:
+    return [sys.executable, "-m", "collab"]
+
+
+def _topic_file(inp: _Inputs, work: Path, temp: Path) -> Path:
+    if inp.get("topic-file"):
+        return work / inp.get("topic-file")
+    topic = inp.get("topic")
+    if not topic:
+        raise SystemExit("::error::collab: give the topic (topic) or a file with it (topic-file)")
+    path = temp / "collab-topic.txt"
+    path.write_text(topic, encoding="utf-8")
+    return path
+
+
+def _contexts(inp: _Inputs, pr: dict[str, Any] | None, work: Path, temp: Path) -> list[str]:
+    """``context: diff`` (the default): the pull request's diff against its base;
+    otherwise the files named, one a line."""
+    given = inp.get("context", "diff")
+    if given != "diff":
+        return [line.strip() for line in given.splitlines() if line.strip()]
+    if pr is None:
+        return []
+    base, head = pr["base"]["sha"], pr["head"]["sha"]
+    diff = subprocess.run(["git", "diff", "--no-color", f"{base}...{head}"], cwd=work,
+                          capture_output=True, text=True, check=True).stdout  # fmt: skip
+    path = temp / "pull-request.diff"
+    path.write_text(diff, encoding="utf-8")
+    return [str(path)]
+
+
+def _comment(
+    env: Mapping[str, str],
+    inp: _Inputs,
+    pr: dict[str, Any],
+    topic_file: Path,
+    work: Path,
+    *,
+    run_id: str | None = None,
+    notice: str | None = None,
+) -> None:
+    """Post (or edit) the pull request's comment; a failure is a warning, not a failed job.
+    The key is collab's own rule, computed here so that a notice (no run) and a run's
+    result for the same topic file land in the same comment."""
+    from collab.report.pr_comment import comment_key
+
+    try:
+        key = comment_key(inp.get("comment-key") or None, inp.get("topic-file") or None,
+                          topic_file.read_text(encoding="utf-8"))  # fmt: skip
+    except ValueError as exc:
+        _say("warning", f"collab: no pull-request comment: {exc}")
+        return
+    if notice is not None:
+        argv = [*_collab(), "comment", "--notice", notice]
+    else:
+        assert run_id is not None
+        server = env.get("GITHUB_SERVER_URL", "https://github.com")
+        url = f"{server}/{env.get('GITHUB_REPOSITORY')}/actions/runs/{env.get('GITHUB_RUN_ID')}"
+        argv = [*_collab(), "comment", run_id, "--report-url", url,
+                "--fail-on", inp.get("fail-on", "blocking")]  # fmt: skip
+    argv += ["--github-pr", str(pr["number"]), "--comment-key", key]
+    res = subprocess.run(argv, cwd=work, capture_output=True, text=True)
+    sys.stdout.write(res.stdout)
+    if res.returncode:
+        _say("warning", f"collab: the pull-request comment failed: {res.stderr.strip()}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,195 @@
+"""The GitHub Action end to end, here: ``action/collab_action.py`` (what action.yml runs)
+on a real git repository with a pull request's event, the fake agent, and a local fake of
+GitHub's REST API. One comment, created then edited; outputs; a fork skipped; a diff over
+budget or with a secret gives one comment line; a 403 on the comment is a warning. The
+Action's metadata and the example workflow are validated with check-jsonschema."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.conftest import FakeAgent, contract_block
+from tests.fakes.github_server import FakeGitHub
+
+REPO = Path(__file__).resolve().parents[2]
+SCRIPT = REPO / "action" / "collab_action.py"
+TOKEN = "ghs_ACTIONtoken0123456789abcdefABCD"
+SLUG = "acme/widgets"
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
+                          check=True).stdout.strip()  # fmt: skip
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    w = tmp_path / "ws"
+    (w / "docs" / "rfcs").mkdir(parents=True)
+    git(w, "init", "-q", "-b", "main")
+    git(w, "config", "user.email", "t@example.test")
+    git(w, "config", "user.name", "t")
+    (w / "README.md").write_text("widgets\n")
+    git(w, "add", "-A")
+    git(w, "commit", "-qm", "base")
+    git(w, "checkout", "-qb", "rfc")
+    (w / "docs" / "rfcs" / "0007-cache.md").write_text(
+        "# RFC 7: cache the catalogue\n\nShould we put a read-through cache in front of it?\n"
+    )
+    git(w, "add", "-A")
+    git(w, "commit", "-qm", "rfc 7")
+    return w
+
+
+@pytest.fixture
+def github() -> Iterator[FakeGitHub]:
+    with FakeGitHub(TOKEN) as fake:
+        yield fake
+
+
+def script_agent(fake_agent: FakeAgent) -> None:
+    fake_agent.script(
+        [{"match": ["(Role A) in a structured debate"],
+          "replies": ["A." + contract_block(new=[("stale reads", "ttl 5 min")])]},
+         {"match": ["(Role B) in a structured debate"],
+          "replies": ["B." + contract_block(stances=[("I1", "contest", "we can purge")])]}],
+        "## TL;DR\n- cache it\n\n## Crux\nCan the catalogue tolerate 5 minutes of staleness?\n",
+    )  # fmt: skip
+
+
+def action(
+    w: Path, github: FakeGitHub, tmp_path: Path, *, fork: bool = False, **inputs: str
+) -> tuple[subprocess.CompletedProcess[str], dict[str, str]]:
+    base, head = git(w, "rev-parse", "main"), git(w, "rev-parse", "HEAD")
+    event: dict[str, Any] = {"pull_request": {
+        "number": 7,
+        "base": {"sha": base, "repo": {"full_name": SLUG}},
+        "head": {"sha": head, "repo": {"full_name": "mallory/widgets" if fork else SLUG}},
+    }}  # fmt: skip
+    event_path, out = tmp_path / "event.json", tmp_path / "output.txt"
+    event_path.write_text(json.dumps(event))
+    out.write_text("")
+    temp = tmp_path / "runner-temp"
+    temp.mkdir(exist_ok=True)
+    env = dict(os.environ)
+    env.update(
+        PYTHONPATH=str(REPO), GITHUB_EVENT_PATH=str(event_path), GITHUB_OUTPUT=str(out),
+        GITHUB_STEP_SUMMARY=str(tmp_path / "summary.md"), GITHUB_WORKSPACE=str(w),
+        GITHUB_REPOSITORY=SLUG, GITHUB_API_URL=github.url, GITHUB_TOKEN=TOKEN,
+        GITHUB_SERVER_URL="https://github.test", GITHUB_RUN_ID="99", RUNNER_TEMP=str(temp),
+        INPUT_AGENT="fake", INPUT_ROUNDS="2", INPUT_RUNNER="subprocess",
+        INPUT_TOPIC_FILE="docs/rfcs/0007-cache.md",
+    )  # fmt: skip
+    env.update({"INPUT_" + k.upper(): v for k, v in inputs.items()})
+    res = subprocess.run([sys.executable, str(SCRIPT)], cwd=w, env=env, capture_output=True,
+                         text=True, timeout=300)  # fmt: skip
+    assert TOKEN not in res.stdout + res.stderr
+    outputs = dict(line.split("=", 1) for line in out.read_text().splitlines())
+    return res, outputs
+
+
+def test_the_action_comments_once_and_gates(
+    fake_agent: FakeAgent, workspace: Path, github: FakeGitHub, tmp_path: Path
+) -> None:
+    script_agent(fake_agent)
+    res, outputs = action(workspace, github, tmp_path, FAIL_ON="major")
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert outputs["verdict"] == "split" and outputs["gate"] == "fail"
+    assert outputs["exit-code"] == "4" and outputs["blocking"] == "0"  # I1 is major
+    assert Path(outputs["report-dir"], "judge.md").is_file()  # what the artefact uploads
+    # The debaters were given the pull request's diff (kept with the run).
+    state = Path(outputs["report-dir"], "state.json").read_text()
+    assert "+++ b/docs/rfcs/0007-cache.md" in state and "read-through cache" in state
+    (body,) = github.bodies(SLUG, 7)
+    assert "**Crux:** Can the catalogue tolerate 5 minutes of staleness?" in body
+    assert "[the run's report](https://github.test/acme/widgets/actions/runs/99)" in body
+    # A second push: the same comment, edited.
+    (workspace / "docs" / "rfcs" / "0007-cache.md").write_text("# RFC 7, v2\n")
+    git(workspace, "commit", "-qam", "v2")
+    res, outputs = action(workspace, github, tmp_path)  # default policy: blocking
+    assert res.returncode == 0 and outputs["exit-code"] == "0" and outputs["gate"] == "pass"
+    assert len(github.bodies(SLUG, 7)) == 1
+    assert [line.split(" ", 1)[0] for line in github.log] == ["GET", "POST", "GET", "PATCH"]
+    print("\nrequest log:\n" + "\n".join(github.log) + "\n\ncomment:\n" + github.bodies(SLUG, 7)[0])
+
+
+def test_a_fork_is_skipped_with_a_notice(
+    fake_agent: FakeAgent, workspace: Path, github: FakeGitHub, tmp_path: Path
+) -> None:
+    res, outputs = action(workspace, github, tmp_path, fork=True)
+    assert res.returncode == 0 and outputs == {"skipped": "true"}
+    assert res.stdout.startswith("::notice::collab: skipped — this pull request comes from a fork")
+    assert github.log == [] and fake_agent.calls() == []
+
+
+@pytest.mark.parametrize(
+    ("change", "inputs", "said"),
+    [("x" * 5000, {"CONTEXT_BUDGET": "1000"}, "over the context budget"),
+     ("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n", {}, "secret")],
+)  # fmt: skip
+def test_a_refused_diff_gives_one_comment_line(
+    fake_agent: FakeAgent, workspace: Path, github: FakeGitHub, tmp_path: Path,
+    change: str, inputs: dict[str, str], said: str,
+) -> None:  # fmt: skip
+    (workspace / "catalogue.cfg").write_text(change)  # not the topic: the diff only
+    git(workspace, "add", "-A")
+    git(workspace, "commit", "-qm", "change")
+    res, outputs = action(workspace, github, tmp_path, **inputs)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert outputs == {"verdict": "not-run", "exit-code": "0"}
+    (body,) = github.bodies(SLUG, 7)
+    lines = body.strip().splitlines()
+    assert lines[1] == "### collab did not run" and said in lines[3] and len(lines) == 4
+    assert fake_agent.calls() == []
+
+
+def test_a_comment_refused_is_a_warning_not_a_failed_job(
+    fake_agent: FakeAgent, workspace: Path, github: FakeGitHub, tmp_path: Path
+) -> None:
+    script_agent(fake_agent)
+    github.fail_next("POST", 403, message="Resource not accessible by integration")
+    res, outputs = action(workspace, github, tmp_path)
+    assert outputs["exit-code"] == "0" and outputs["gate"] == "pass"
+    assert (
+        "::warning::collab: the pull-request comment failed: collab: GitHub refused (403"
+        in res.stdout
+    )
+
+
+def test_action_yml_and_the_workflows_validate() -> None:
+    tool = shutil.which("check-jsonschema") or str(Path(sys.executable).parent / "check-jsonschema")
+    workflows = sorted((REPO / ".github" / "workflows").glob("*.yml"))
+    for schema, files in (("vendor.github-actions", [REPO / "action.yml"]),
+                          ("vendor.github-workflows", workflows)):  # fmt: skip
+        res = subprocess.run([tool, "--builtin-schema", schema, *map(str, files)],
+                             capture_output=True, text=True)  # fmt: skip
+        assert res.returncode == 0, res.stdout + res.stderr
+    meta = yaml.safe_load((REPO / "action.yml").read_text())
+    assert meta["runs"]["using"] == "composite"
+    assert meta["inputs"]["max-cost"]["default"] == "2"
+    steps = {s.get("name"): s for s in meta["runs"]["steps"]}
+    assert "pip install" in steps["Install collab (from this action's checkout)"]["run"]
+    assert "$GITHUB_ACTION_PATH" in steps["Install collab (from this action's checkout)"]["run"]
+    npm = steps["Install the agent CLI (pinned)"]
+    pinned = (REPO / ".ci" / "agents.txt").read_text()
+    assert f"@anthropic-ai/claude-code@{meta['inputs']['claude-code-version']['default']}" in pinned
+    assert "claude-code@" in npm["run"]
+    run = steps["Debate, gate, comment"]
+    assert run["env"]["INPUT_RUNNER"] == "subprocess"
+    assert run["env"]["ANTHROPIC_API_KEY"] == "${{ inputs.anthropic-api-key }}"
+    # No input reaches a shell line: every ${{ }} in a run: is in env instead.
+    for step in meta["runs"]["steps"]:
+        assert "${{" not in step.get("run", ""), step["name"]
+    example = yaml.safe_load((REPO / ".github" / "workflows" / "collab-rfc.yml").read_text())
+    assert example["permissions"]["pull-requests"] == "write"
+    assert example["concurrency"]["group"].startswith("collab-")
