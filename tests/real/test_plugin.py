@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -59,6 +60,26 @@ def test_plugin_validate(claude_home: dict[str, str], target: str) -> None:
     res = claude(claude_home, "plugin", "validate", "--strict", target)
     assert res.returncode == 0, res.stdout + res.stderr
     assert "Validation passed" in res.stdout
+
+
+def test_the_mcp_server_has_a_timeout_for_a_blocking_debate_and_starts_by_the_launcher(
+    claude_home: dict[str, str], tmp_path: Path
+) -> None:
+    """30 minutes, checked by the real validator — which does read the field: a copy with
+    a timeout that is not a number fails it. (Whether the host honours a plugin server's
+    timeout cannot be observed offline.)"""
+    manifest = json.loads((REPO / ".claude-plugin" / "plugin.json").read_text())
+    server = manifest["mcpServers"]["collab"]
+    assert server["timeout"] == 1800000
+    assert server["command"] == "${CLAUDE_PLUGIN_ROOT}/.claude-plugin/launch"
+    copy = tmp_path / "plugin"
+    shutil.copytree(REPO / ".claude-plugin", copy / ".claude-plugin")
+    for rel in ("skills", "commands"):
+        shutil.copytree(REPO / rel, copy / rel)
+    server["timeout"] = "30 minutes"
+    (copy / ".claude-plugin" / "plugin.json").write_text(json.dumps(manifest))
+    res = claude(claude_home, "plugin", "validate", "--strict", str(copy))
+    assert res.returncode != 0 and "mcpServers" in res.stdout + res.stderr
 
 
 def test_marketplace_add_install_and_the_mcp_server_connects(
