@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -90,16 +91,39 @@ def gate(
     policy = policy_of(fail_on)
     doc = result_of(run_id)
     g = gate_result(doc, policy, None)
-    if g is None:
+    if g is None:  # the run's own exit code comes first
         status = doc.get("status")
         if status == "interrupted":
             raise Interrupted(f"run {run_id} was interrupted: collab resume {run_id}, then gate")
-        raise CollabError(f"run {run_id} did not finish ({status}): no gate (exit {EXIT_FAILED})")
+        err = CollabError(f"run {run_id} did not finish ({status}): no gate; {doc.get('error')}")
+        err.exit_code = _run_exit_code(doc) or EXIT_FAILED
+        raise err
     if as_json:
         echo_json(doc["gate"])
     else:
         sys.stdout.write(g.reason + "\n")
     raise typer.Exit(g.exit_code)
+
+
+def _run_exit_code(doc: dict[str, object]) -> int | None:
+    """The exit code the run itself ended with (its last ``run_finished`` event): 1, or 3
+    for a login lost mid-run."""
+    paths = doc.get("paths")
+    if not isinstance(paths, dict):
+        return None
+    try:
+        lines = (Path(str(paths["run_dir"])) / "events.jsonl").read_text().splitlines()
+    except (OSError, KeyError, UnicodeDecodeError):
+        return None
+    for line in reversed(lines):
+        try:
+            ev = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(ev, dict) and ev.get("event") == "run_finished":
+            code = ev.get("exit_code")
+            return code if isinstance(code, int) and code > 0 else None
+    return None
 
 
 def comment(

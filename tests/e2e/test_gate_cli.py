@@ -105,3 +105,14 @@ def test_bad_gate_options_start_nothing(
 def test_gate_on_an_unknown_run_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(["gate", "20990101-000000-abcdef"], capsys)
     assert code == 2 and err.count("\n") == 1
+
+
+def test_a_failed_run_keeps_its_own_exit_code(
+    fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fake_agent.script([], {"text": "", "exit": 1, "stderr": "boom"})
+    code, out, _ = run([*DEBATE, "--gate", "--json"], capsys)
+    doc = json.loads(out)
+    assert code == 1 and doc["status"] == "failed" and "gate" not in doc
+    code, _, err = run(["gate", doc["run_id"]], capsys)
+    assert code == 1 and "did not finish (failed): no gate" in err
