@@ -56,8 +56,11 @@ def for_github(text: str) -> str:
 
 
 def crux(judge_md: str) -> str | None:
+    """The first paragraph of the Judge's ``## Crux`` section."""
     found = _CRUX.search(judge_md)
-    return found.group(1).strip() or None if found else None
+    if not found:
+        return None
+    return found.group(1).strip().split("\n\n", 1)[0].strip() or None
 
 
 def comment_body(

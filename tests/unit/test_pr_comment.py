@@ -22,6 +22,8 @@ Use sessions.
 ## Crux
 Can we afford a revocation list?
 
+> Open, but not covered by the Judge's summary: I2.
+
 ## Recommended actions
 - ask @security-team ![x](https://evil.test/pixel.png) <img src=x onerror=alert(1)>
 """
