@@ -25,6 +25,7 @@ DEFAULT_API = "https://api.github.com"
 MAX_WAIT = 60.0
 RETRIES = 3
 TIMEOUT = 30.0
+_LOCAL_HTTP = ("http://127.0.0.1:", "http://localhost:", "http://[::1]:")  # never a token in clear
 _REPO = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 
 
@@ -53,8 +54,9 @@ class Target:
         if pr < 1:
             raise UsageError(f"--github-pr must be a pull request number, got {pr}")
         api = (env.get("GITHUB_API_URL") or DEFAULT_API).rstrip("/")
-        if not api.startswith(("https://", "http://")):
-            raise UsageError(f"GITHUB_API_URL must be an http(s) URL, got {api!r}")
+        if not api.startswith(("https://", *_LOCAL_HTTP)):
+            raise UsageError(f"GITHUB_API_URL must be an https URL (http only on this "
+                             f"machine), got {api!r}")  # fmt: skip
         return cls(api, repo, pr, token)
 
 

@@ -142,7 +142,8 @@ def test_rate_limits_are_waited_out_or_reported(
      ({"GITHUB_REPOSITORY": ""}, [], "--repo must be OWNER/NAME"),
      ({}, ["--repo", "no-slash"], "--repo must be OWNER/NAME"),
      ({}, ["--comment-key", "a b"], "--comment-key must be"),
-     ({}, ["--report-url", "javascript:alert(1)"], "--report-url must be an http(s) URL")],
+     ({}, ["--report-url", "javascript:alert(1)"], "--report-url must be an http(s) URL"),
+     ({"GITHUB_API_URL": "http://github.example.test/api/v3"}, [], "must be an https URL")],
 )  # fmt: skip
 def test_bad_setup_is_a_usage_error_and_posts_nothing(
     github: FakeGitHub, run_id: str, capsys: pytest.CaptureFixture[str],
