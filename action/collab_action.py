@@ -48,7 +48,13 @@ def main(env: Mapping[str, str] = os.environ) -> int:
     argv = [*_collab(), "debate", "--topic-file", str(topic_file), "--json", "--gate",
             "--fail-on", inp.get("fail-on", "blocking"), "--max-cost", inp.get("max-cost", "2"),
             "--runner", inp.get("runner", "subprocess")]  # fmt: skip
-    for ctx in _contexts(inp, pr, work, temp):
+    try:
+        contexts = _contexts(inp, pr, work, temp)
+    except _NoDiff as exc:
+        _say("error", str(exc))
+        out.set("exit-code", "2")
+        return 0
+    for ctx in contexts:
         argv += ["--context", ctx]
     for name in ("preset", "role-a", "role-b", "agent", "model", "rounds", "depth",
                  "context-budget"):  # fmt: skip
@@ -87,6 +93,10 @@ def main(env: Mapping[str, str] = os.environ) -> int:
     if comment and pr is not None:
         _comment(env, inp, pr, topic_file, work, run_id=run_id)
     return 0
+
+
+class _NoDiff(Exception):
+    """The pull request's diff cannot be made here."""
 
 
 class _Inputs:
@@ -161,8 +171,12 @@ def _contexts(inp: _Inputs, pr: dict[str, Any] | None, work: Path, temp: Path) -
     if pr is None:
         return []
     base, head = pr["base"]["sha"], pr["head"]["sha"]
-    diff = subprocess.run(["git", "diff", "--no-color", f"{base}...{head}"], cwd=work,
-                          capture_output=True, text=True, check=True).stdout  # fmt: skip
+    res = subprocess.run(["git", "diff", "--no-color", f"{base}...{head}"], cwd=work,
+                         capture_output=True, text=True)  # fmt: skip
+    if res.returncode:
+        raise _NoDiff(f"collab: cannot diff {base[:12]}...{head[:12]} (check out with "
+                      "fetch-depth: 0, so both commits are there)")  # fmt: skip
+    diff = res.stdout
     path = temp / "pull-request.diff"
     path.write_text(diff, encoding="utf-8")
     return [str(path)]

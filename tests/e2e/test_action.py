@@ -68,9 +68,10 @@ def script_agent(fake_agent: FakeAgent) -> None:
 
 
 def action(
-    w: Path, github: FakeGitHub, tmp_path: Path, *, fork: bool = False, **inputs: str
-) -> tuple[subprocess.CompletedProcess[str], dict[str, str]]:
-    base, head = git(w, "rev-parse", "main"), git(w, "rev-parse", "HEAD")
+    w: Path, github: FakeGitHub, tmp_path: Path, *, fork: bool = False, base: str = "",
+    **inputs: str,
+) -> tuple[subprocess.CompletedProcess[str], dict[str, str]]:  # fmt: skip
+    base, head = base or git(w, "rev-parse", "main"), git(w, "rev-parse", "HEAD")
     event: dict[str, Any] = {"pull_request": {
         "number": 7,
         "base": {"sha": base, "repo": {"full_name": SLUG}},
@@ -193,3 +194,13 @@ def test_action_yml_and_the_workflows_validate() -> None:
     example = yaml.safe_load((REPO / ".github" / "workflows" / "collab-rfc.yml").read_text())
     assert example["permissions"]["pull-requests"] == "write"
     assert example["concurrency"]["group"].startswith("collab-")
+
+
+def test_a_shallow_checkout_says_how_to_fix_it(
+    fake_agent: FakeAgent, workspace: Path, github: FakeGitHub, tmp_path: Path
+) -> None:
+    res, outputs = action(workspace, github, tmp_path, base="0" * 40)  # base not fetched
+    assert outputs == {"exit-code": "2"}
+    (line,) = [x for x in res.stdout.splitlines() if x.startswith("::error::")]
+    assert "fetch-depth: 0" in line
+    assert github.log == [] and fake_agent.calls() == []
