@@ -112,10 +112,13 @@ def test_installs_into_a_clean_venv_and_runs_anywhere(
 @pytest.mark.skipif(not HAVE_UVX, reason=NO_UVX)
 def test_uvx_runs_collab_from_the_wheel(dist: Path, tmp_path: Path) -> None:
     wheel = _one(dist, "collab_debate-*.whl")
-    res = subprocess.run([UVX, "--from", str(wheel), "collab", "--version"], cwd=tmp_path,
-                         capture_output=True, text=True, timeout=600)  # fmt: skip
-    assert res.returncode == 0, res.stderr[-3000:]
-    assert res.stdout.strip().endswith("0.1.0")
+    # `collab`, and `collab-debate` (how an MCP host runs server.json's package: `uvx
+    # collab-debate mcp`)
+    for command in ("collab", "collab-debate"):
+        res = subprocess.run([UVX, "--from", str(wheel), command, "--version"], cwd=tmp_path,
+                             capture_output=True, text=True, timeout=600)  # fmt: skip
+        assert res.returncode == 0, res.stderr[-3000:]
+        assert res.stdout.strip().endswith("0.1.0")
 
 
 # -- the plugin's launcher -----------------------------------------------------------------
