@@ -30,7 +30,7 @@ EXIT_GATE_INCONCLUSIVE = 5
 GATE_SCHEMA = "collab.gate/1"
 Policy = Literal["blocking", "major", "split"]
 POLICIES: tuple[Policy, ...] = get_args(Policy)
-Outcome = Literal["pass", "fail", "inconclusive"]
+GateOutcome = Literal["pass", "fail", "inconclusive"]
 # Most severe first; what an issue without a severity counts as.
 SEVERITIES = ("blocking", "major", "minor")
 DEFAULT_SEVERITY = "major"
@@ -50,7 +50,7 @@ def severity(issue: Mapping[str, object]) -> str:
     return value if isinstance(value, str) and value in SEVERITIES else DEFAULT_SEVERITY
 
 
-def open_issues(doc: Mapping[str, object]) -> list[Mapping[str, object]]:
+def open_rows(doc: Mapping[str, object]) -> list[Mapping[str, object]]:
     ledger = doc.get("ledger")
     if not isinstance(ledger, Sequence):
         return []
@@ -59,7 +59,7 @@ def open_issues(doc: Mapping[str, object]) -> list[Mapping[str, object]]:
 
 def open_by_severity(doc: Mapping[str, object]) -> dict[str, int]:
     out = dict.fromkeys(SEVERITIES, 0)
-    for issue in open_issues(doc):
+    for issue in open_rows(doc):
         out[severity(issue)] += 1
     return out
 
@@ -67,7 +67,7 @@ def open_by_severity(doc: Mapping[str, object]) -> dict[str, int]:
 @dataclass(frozen=True)
 class Gate:
     policy: Policy
-    outcome: Outcome
+    outcome: GateOutcome
     exit_code: int
     reason: str
     failing: tuple[str, ...]
@@ -97,10 +97,10 @@ def evaluate(doc: Mapping[str, object], policy: Policy, depth: str | None = None
     given = doc.get("depth")
     depth = given if isinstance(given, str) else depth
     counts = open_by_severity(doc)
-    failing = tuple(str(i.get("id")) for i in open_issues(doc) if severity(i) in _FAILING[policy])
+    failing = tuple(str(i.get("id")) for i in open_rows(doc) if severity(i) in _FAILING[policy])
     quick = depth == QUICK_DEPTH
 
-    def gate(outcome: Outcome, code: int, reason: str) -> Gate:
+    def gate(outcome: GateOutcome, code: int, reason: str) -> Gate:
         if quick and verdict == "inconclusive":
             reason += (
                 " (quick depth: its verdict is inconclusive by definition; the open issues decide)"

@@ -14,12 +14,12 @@ import typer
 
 from collab.cli import options as o
 from collab.cli.options import echo_json
+from collab.cli.runs import RunId
 from collab.errors import EXIT_FAILED
 
 if TYPE_CHECKING:
     from collab.gate import Gate, Policy
 
-RunId = Annotated[str, typer.Argument(metavar="ID", help="The run id (collab list).")]
 GateFlag = Annotated[
     bool,
     typer.Option("--gate", help="Exit 4 when open issues reach --fail-on, 5 when inconclusive."),

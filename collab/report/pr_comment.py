@@ -16,8 +16,8 @@ import hashlib
 import re
 from collections.abc import Mapping, Sequence
 
-from collab.gate import SEVERITIES, open_issues, severity
-from collab.report.format import fmt_cost
+from collab.gate import SEVERITIES, open_rows, severity
+from collab.report.markdown import fmt_cost
 from collab.text import clean, one_line
 
 # GitHub refuses a comment body over 65,536 characters; keep a margin.
@@ -110,7 +110,7 @@ def _render(
     lines = [marker(key), f"### collab: {_verdict(doc)}", "", f"**Topic:** {topic}", ""]
     if gate_line:
         lines += [f"**Gate:** {for_github(gate_line)}", ""]
-    lines += _issues(open_issues(doc))
+    lines += _issues(open_rows(doc))
     point = crux(judge_md)
     if point:
         lines += ["**Crux:** " + for_github(one_line(point, 1000)), ""]
