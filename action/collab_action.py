@@ -56,7 +56,8 @@ def main(env: Mapping[str, str] = os.environ) -> int:
         return 0
     for ctx in contexts:
         argv += ["--context", ctx]
-    for name in ("preset", "role-a", "role-b", "agent", "model", "rounds", "depth",
+    for name in ("preset", "role-a", "role-b", "agent", "model", "agent-a", "agent-b",
+                 "model-a", "model-b", "judge-agent", "judge-model", "rounds", "depth",
                  "context-budget"):  # fmt: skip
         if inp.get(name):
             argv += [f"--{name}", inp.get(name)]

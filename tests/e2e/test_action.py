@@ -103,11 +103,12 @@ def test_the_action_comments_once_and_gates(
     fake_agent: FakeAgent, workspace: Path, github: FakeGitHub, tmp_path: Path
 ) -> None:
     script_agent(fake_agent)
-    res, outputs = action(workspace, github, tmp_path, FAIL_ON="major")
+    res, outputs = action(workspace, github, tmp_path, FAIL_ON="major", MODEL_B="model-b-x")
     assert res.returncode == 0, res.stdout + res.stderr
     assert outputs["verdict"] == "split" and outputs["gate"] == "fail"
     assert outputs["exit-code"] == "4" and outputs["blocking"] == "0"  # I1 is major
     assert Path(outputs["report-dir"], "judge.md").is_file()  # what the artefact uploads
+    assert {c["model"] for c in fake_agent.calls()} >= {"model-b-x"}  # a per-seat input
     # The debaters were given the pull request's diff (kept with the run).
     state = Path(outputs["report-dir"], "state.json").read_text()
     assert "+++ b/docs/rfcs/0007-cache.md" in state and "read-through cache" in state
