@@ -33,12 +33,25 @@ Level = Literal["ok", "warn", "fail", "info"]
 LOW_SPACE = 10 * 1024 * 1024  # bytes: a warning below this much room in the data dir
 
 
-def check_prerequisites(cfg: DebateConfig) -> None:
-    """Fail before anything starts when tmux or an agent CLI is missing."""
-    agents = load_agents()
+@dataclass(frozen=True)
+class Ready:
+    """What the checks found, handed to the run: the agent catalogue and each seat's
+    binary, loaded and resolved once per run."""
+
+    agents: Mapping[str, AgentSpec]
+    binaries: Mapping[str, str]  # agent name → absolute path
+
+
+def check_prerequisites(cfg: DebateConfig, agents: Mapping[str, AgentSpec] | None = None) -> Ready:
+    """Fail before anything starts when tmux or an agent CLI is missing. ``agents``: the
+    catalogue already loaded (None: load it)."""
+    known = load_agents() if agents is None else agents
+    binaries: dict[str, str] = {}
     for choice in (cfg.agent_a, cfg.agent_b, cfg.judge):
-        resolve_binary(spec_for(choice.agent, choice.command, agents))
+        spec = spec_for(choice.agent, choice.command, known)
+        binaries[spec.name] = resolve_binary(spec)
     check_runner(cfg.runner)
+    return Ready(known, binaries)
 
 
 @dataclass(frozen=True)
