@@ -12,11 +12,15 @@ from typing import Literal, get_args
 from collab.fields import DamagedField
 
 StanceKind = Literal["agree", "contest", "drop"]
+# How much an issue weighs on the decision; a point without one is "major".
+Severity = Literal["blocking", "major", "minor"]
 
 STANCE_KINDS: tuple[StanceKind, ...] = get_args(StanceKind)
+SEVERITIES: tuple[Severity, ...] = get_args(Severity)
+DEFAULT_SEVERITY: Severity = "major"
 TOP_KEYS = ("new_points", "stances", "abstain")
-_POINT_KEYS = ("title", "evidence")
-_STANCE_KEYS = ("id", "stance", "evidence")
+_POINT_KEYS = ("title", "evidence", "severity")
+_STANCE_KEYS = ("id", "stance", "evidence", "severity")
 
 
 @dataclass(frozen=True)
@@ -37,6 +41,7 @@ DEFAULT_LIMITS = Limits()
 class NewPoint:
     title: str
     evidence: str
+    severity: Severity = DEFAULT_SEVERITY
 
 
 @dataclass(frozen=True)
@@ -44,6 +49,8 @@ class StanceUpdate:
     id: str
     stance: StanceKind
     evidence: str
+    # A reasoned re-rating of the issue's severity (None: unchanged).
+    severity: Severity | None = None
 
 
 @dataclass(frozen=True)
@@ -109,7 +116,11 @@ def _build(data: object) -> Contract:
         where = f"new_points[{i}]"
         item = _obj(raw, where, _POINT_KEYS)
         points.append(
-            NewPoint(_str(item, "title", where), _str(item, "evidence", where, required=False))
+            NewPoint(
+                _str(item, "title", where),
+                _str(item, "evidence", where, required=False),
+                _severity(item, where) or DEFAULT_SEVERITY,
+            )
         )
     stances = []
     for i, raw in enumerate(_list(top, "stances")):
@@ -120,18 +131,35 @@ def _build(data: object) -> Contract:
         if stance is None:
             raise _Invalid(f"{where}.stance must be one of {'/'.join(STANCE_KINDS)}, not {kind!r}")
         evidence = _str(item, "evidence", where, required=False)
-        stances.append(StanceUpdate(_str(item, "id", where), stance, evidence))
+        stances.append(
+            StanceUpdate(_str(item, "id", where), stance, evidence, _severity(item, where))
+        )
     abstain = top.get("abstain")
     if abstain is not None and not isinstance(abstain, str):
         raise _Invalid(f"abstain must be null or a string, not {kind_of(abstain)}")
     return Contract(tuple(points), tuple(stances), abstain)
 
 
+def _severity(item: dict[str, object], where: str) -> Severity | None:
+    raw = item.get("severity")
+    if raw is None:
+        return None
+    found = next((k for k in SEVERITIES if k == raw), None)
+    if found is None:
+        raise _Invalid(f"{where}.severity must be one of {'/'.join(SEVERITIES)}, not {raw!r}")
+    return found
+
+
 def contract_to_dict(contract: Contract) -> dict[str, object]:
     return {
-        "new_points": [{"title": p.title, "evidence": p.evidence} for p in contract.new_points],
+        "new_points": [
+            {"title": p.title, "evidence": p.evidence, "severity": p.severity}
+            for p in contract.new_points
+        ],
         "stances": [
-            {"id": s.id, "stance": s.stance, "evidence": s.evidence} for s in contract.stances
+            {"id": s.id, "stance": s.stance, "evidence": s.evidence}
+            | ({"severity": s.severity} if s.severity else {})
+            for s in contract.stances
         ],
         "abstain": contract.abstain,
     }

@@ -34,11 +34,14 @@ import json_repair
 
 from collab.contract import (
     DEFAULT_LIMITS,
+    DEFAULT_SEVERITY,
+    SEVERITIES,
     STANCE_KINDS,
     TOP_KEYS,
     Contract,
     Limits,
     NewPoint,
+    Severity,
     StanceKind,
     StanceUpdate,
     kind_of,
@@ -264,7 +267,8 @@ def _point(item: object, where: str, i: int, limits: Limits, kept: _Kept) -> Non
     elif len(evidence) > limits.max_evidence_chars:
         kept.dropped.append(f"{where} (evidence over {limits.max_evidence_chars} characters)")
     else:
-        kept.points.append(NewPoint(title, evidence))
+        severity = _severity(item, where, kept) or DEFAULT_SEVERITY
+        kept.points.append(NewPoint(title, evidence, severity))
 
 
 def _stance(
@@ -308,7 +312,7 @@ def _stance(
         kept.dropped.append(f"{where} ({issue_id} appears twice)")
     else:
         seen.add(issue_id)
-        kept.stances.append(StanceUpdate(issue_id, kind, evidence))
+        kept.stances.append(StanceUpdate(issue_id, kind, evidence, _severity(item, where, kept)))
 
 
 def _abstain(raw: object, limits: Limits, kept: _Kept, *, has_items: bool) -> str | None:
@@ -327,6 +331,20 @@ def _abstain(raw: object, limits: Limits, kept: _Kept, *, has_items: bool) -> st
         kept.dropped.append(f"abstain (over {limits.max_abstain_chars} characters)")
         return None
     return reason
+
+
+def _severity(item: dict[str, object], where: str, kept: _Kept) -> Severity | None:
+    """Lenient: a bad severity is dropped (named in the warning), never its item."""
+    raw = item.get("severity")
+    if raw is None or raw == "":
+        return None
+    wanted = raw.strip().lower() if isinstance(raw, str) else None
+    for severity in SEVERITIES:
+        if wanted == severity:
+            return severity
+    shown = repr(raw) if isinstance(raw, str) else kind_of(raw)
+    kept.dropped.append(f"{where}.severity ({shown[:40]} is not {'/'.join(SEVERITIES)})")
+    return None
 
 
 def _stance_kind(value: object) -> StanceKind | None:

@@ -7,10 +7,11 @@ runs fed the same contracts end with the same ledger and resume can rebuild it b
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Literal, get_args
 
-from collab.contract import Contract, StanceUpdate
+from collab.contract import DEFAULT_SEVERITY, Contract, Severity, StanceUpdate
+from collab.evidence import EvidenceCheck, EvidenceStatus, recheck
 from collab.seats import SIDES, Side
 
 Status = Literal["open", "resolved", "dropped"]
@@ -34,9 +35,26 @@ class Issue:
     # reason given (what changed the mind). Both empty while the issue is open.
     resolution: Resolution | None = None
     reason: str = ""
+    severity: Severity = DEFAULT_SEVERITY
+    # Who re-rated the severity, from what, to what, in which round (a reasoned stance).
+    severity_changes: tuple[SeverityChange, ...] = ()
+    # What the evidence check found for each side's current evidence (``with_checks``).
+    checks_a: tuple[EvidenceCheck, ...] = ()
+    checks_b: tuple[EvidenceCheck, ...] = ()
 
     def evidence(self, side: Side) -> str:
         return self.evidence_a if side == "A" else self.evidence_b
+
+    def checks(self, side: Side) -> tuple[EvidenceCheck, ...]:
+        return self.checks_a if side == "A" else self.checks_b
+
+
+@dataclass(frozen=True)
+class SeverityChange:
+    side: Side
+    old: Severity
+    new: Severity
+    round_no: int
 
 
 @dataclass(frozen=True)
@@ -90,7 +108,7 @@ def apply(ledger: Ledger, side: Side, round_no: int, contract: Contract) -> Ledg
         if i is None:
             continue
         old = issues[i]
-        new = _apply_stance(old, side, stance)
+        new = _rerate(_apply_stance(old, side, stance), side, round_no, stance)
         if new != old:
             issues[i] = replace(new, round_updated=round_no)
     for point in contract.new_points:
@@ -104,9 +122,34 @@ def apply(ledger: Ledger, side: Side, round_no: int, contract: Contract) -> Ledg
                 evidence_b=point.evidence if side == "B" else "",
                 round_opened=round_no,
                 round_updated=round_no,
+                severity=point.severity,
             )
         )
     return Ledger(tuple(issues))
+
+
+def _rerate(issue: Issue, side: Side, round_no: int, stance: StanceUpdate) -> Issue:
+    """The latest reasoned re-rating wins; one without a reason (evidence) changes nothing."""
+    if stance.severity is None or stance.severity == issue.severity or not stance.evidence:
+        return issue
+    change = SeverityChange(side, issue.severity, stance.severity, round_no)
+    return replace(
+        issue, severity=stance.severity, severity_changes=(*issue.severity_changes, change)
+    )
+
+
+def with_checks(ledger: Ledger, known: dict[tuple[str, str | None], EvidenceStatus]) -> Ledger:
+    """Each issue's current evidence with the statuses its cites were checked to have."""
+    return Ledger(
+        tuple(
+            replace(i, checks_a=recheck(i.evidence_a, known), checks_b=recheck(i.evidence_b, known))
+            for i in ledger.issues
+        )
+    )
+
+
+def open_blocking(ledger: Ledger) -> int:
+    return sum(1 for i in ledger.issues if i.status == "open" and i.severity == "blocking")
 
 
 def replay(steps: Iterable[tuple[Side, int, Contract | None]]) -> Ledger:
@@ -154,6 +197,10 @@ def ledger_to_dict(ledger: Ledger) -> list[dict[str, object]]:
             "dropped_by": sorted(issue.dropped_by),
             "resolution": issue.resolution,
             "reason": issue.reason,
+            "severity": issue.severity,
+            "severity_changes": [asdict(c) for c in issue.severity_changes],
+            "checks_a": [asdict(c) for c in issue.checks_a],
+            "checks_b": [asdict(c) for c in issue.checks_b],
         }
         for issue in ledger.issues
     ]

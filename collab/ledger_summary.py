@@ -4,8 +4,10 @@ in the run's language, under the Judge's own headings. Pure: no I/O."""
 
 from __future__ import annotations
 
+from collab.evidence import marks
 from collab.lang import Lang
 from collab.ledger import Issue, counts
+from collab.seats import Side
 from collab.state import RunState
 from collab.text import md_cell
 
@@ -29,10 +31,32 @@ def ledger_markdown(issues: tuple[Issue, ...], lang: Lang = "en") -> str:
     lines = ["| " + " | ".join(header) + " |", "|---|---|---|---|---|---|"]
     for i in issues:
         lines.append(
-            f"| {i.id} | {mark[i.status]} | {md_cell(i.title, 160)} | {i.raised_by} "
-            f"| {md_cell(i.evidence_a, 160)} | {md_cell(i.evidence_b, 160)} |"
+            f"| {i.id} | {mark[i.status]} | {md_cell(rated(i), 160)} | {i.raised_by} "
+            f"| {checked(i, 'A', 160)} | {checked(i, 'B', 160)} |"
         )
     return "\n".join(lines) + "\n"
+
+
+SEVERITY_MARK = {"blocking": "⛔ blocking", "major": "major", "minor": "minor"}
+# An issue without a mark is major (the default); blocking and minor ones are marked.
+
+
+def rated(issue: Issue) -> str:
+    """The title after its severity (and who re-rated it, from what)."""
+    changes = "".join(
+        f" (re-rated {c.old}→{c.new} by {c.side}, round {c.round_no})"
+        for c in issue.severity_changes
+    )
+    if issue.severity == "major":  # the default stays unmarked, as in the prompts
+        return f"{issue.title}{changes}"
+    return f"[{SEVERITY_MARK[issue.severity]}] {issue.title}{changes}"
+
+
+def checked(issue: Issue, side: Side, cap: int) -> str:
+    """One side's evidence, then what the check of each cited ``path:line`` found."""
+    text = md_cell(issue.evidence(side), cap)
+    found = issue.checks(side)
+    return f"{text} ({md_cell(marks(found), 200)})" if found else text
 
 
 # The fallback summary's words per language; its headings are the Judge's own

@@ -42,6 +42,22 @@ def m001_protocol_v2_fields(doc: Doc) -> None:
         judge.setdefault("raw", None)
 
 
+@migration
+def m002_severity_and_evidence_checks(doc: Doc) -> None:
+    """Every new point of an older run was, by the new default, ``major``; no cite of an
+    older run was checked (its turns get an empty ``evidence_checks``)."""
+    turns = doc.get("turns")
+    for turn in turns if isinstance(turns, list) else []:
+        if not isinstance(turn, dict):
+            continue
+        turn.setdefault("evidence_checks", [])
+        contract = turn.get("contract")
+        points = contract.get("new_points") if isinstance(contract, dict) else None
+        for point in points if isinstance(points, list) else []:
+            if isinstance(point, dict):
+                point.setdefault("severity", "major")
+
+
 LATEST = len(MIGRATIONS) + 1
 
 

@@ -28,6 +28,7 @@ from collab.errors import (
 )
 from collab.eventlog import EventStream, JsonlFile, Sink, last_seq
 from collab.events import Fanout, Listener, Locked
+from collab.evidence_files import check_turn
 from collab.judging import labels_for
 from collab.labels import first_side
 from collab.ledger import Ledger
@@ -245,6 +246,7 @@ class Orchestrator:
 
     def _record(self, rec: TurnRecord) -> None:
         """Keep a finished turn: in round order, A before B whichever finished first."""
+        rec = check_turn(rec, self.cfg, Path.cwd())  # evidence cites, checked by code
         with self._lock:
             st = self.state
             st.turns.append(rec)

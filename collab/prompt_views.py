@@ -3,16 +3,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 from collab.config import DebateConfig, Role
-from collab.contract import DEFAULT_LIMITS
+from collab.contract import DEFAULT_LIMITS, DEFAULT_SEVERITY
+from collab.evidence import FAILED, marks
 from collab.ledger import Issue, Ledger
 from collab.options import MAX_TOPIC_CHARS
 from collab.presets import MAX_ROLE_DESCRIPTION_CHARS, MAX_ROLE_NAME_CHARS
-from collab.seats import Side
+from collab.seats import SIDES, Side
 from collab.text import for_prompt, prompt_cell, prompt_line
 
 MAX_CONTEXT_CHARS_PER_FILE = 20_000
@@ -139,13 +140,33 @@ def speaker(cfg: DebateConfig, side: Side) -> dict[str, object]:
 STALE_TITLE_CHARS = 80
 
 
+def rated_title(issue: Issue) -> str:
+    """The title as the prompts show it: after its severity unless that is the default,
+    ``major`` (``[blocking] …``, ``[minor] …``)."""
+    if issue.severity == DEFAULT_SEVERITY:
+        return issue.title
+    return f"[{issue.severity}] {issue.title}"
+
+
+def failed_evidence(ledger: Ledger, name: Callable[[Side], str]) -> list[str]:
+    """One line per issue and side whose cited evidence failed its check, for the prompts."""
+    out = []
+    for issue in ledger.issues:
+        for side in SIDES:
+            bad = [c for c in issue.checks(side) if c.status in FAILED]
+            if bad:
+                out.append(prompt_line(f"{issue.id}, {name(side)}: {marks(bad)}", 300))
+    return out
+
+
 def issue_row(issue: Issue, evidence_cap: int) -> IssueRow:
     """``evidence_cap`` 0: a stale row, without evidence (``ELIDED``) and a shorter title."""
     return IssueRow(
         id=prompt_cell(issue.id, 16),
         status=issue.status,
         title=prompt_cell(
-            issue.title, DEFAULT_LIMITS.max_title_chars if evidence_cap else STALE_TITLE_CHARS
+            rated_title(issue),
+            DEFAULT_LIMITS.max_title_chars + 12 if evidence_cap else STALE_TITLE_CHARS,
         ),
         raised_by=issue.raised_by,
         evidence_a=prompt_cell(issue.evidence_a, evidence_cap) if evidence_cap else ELIDED,

@@ -38,9 +38,11 @@ from collab.prompt_views import (
     TurnView,
     context_text,
     contract_view,
+    failed_evidence,
     issue_row,
     live_ledger_rows,
     older_reply_cap,
+    rated_title,
     recent_turns,
     speaker,
     turn_rows,
@@ -127,6 +129,7 @@ class Prompts:
             older_rounds_hidden=any(t.round_no < round_no - 2 for t in history),
             angle=prompt_line(angle, MAX_ANGLE_CHARS) if angle and angle.strip() else None,
             contract=contract_view(ledger),
+            failed_evidence=failed_evidence(ledger, lambda s: f"Role {s}"),
             max_chars=cfg.max_chars,
             read_tools=cfg.tools == "read",
         )
@@ -172,7 +175,7 @@ class Prompts:
             JudgeIssue(
                 id=prompt_cell(i.id, 16),
                 status=i.status,
-                title=prompt_cell(labels.hide(i.title), DEFAULT_LIMITS.max_title_chars),
+                title=prompt_cell(labels.hide(rated_title(i)), DEFAULT_LIMITS.max_title_chars + 12),
                 raised_by=labels.label(i.raised_by),
                 evidence_1=prompt_cell(labels.hide(i.evidence(first)), cap),
                 evidence_2=prompt_cell(labels.hide(i.evidence(second)), cap),
@@ -199,6 +202,7 @@ class Prompts:
             issues=issues,
             open_ids=[i.id for i in issues if i.status == "open"],
             history=turns,
+            failed_evidence=failed_evidence(ledger, labels.label),
         )
 
     def angle(self, index: int) -> str:

@@ -12,7 +12,7 @@ from collab.agents.decoding import Usage, sum_usage
 from collab.config import DebateConfig
 from collab.errors import DamagedRun
 from collab.fields import DamagedField, Fields
-from collab.ledger import Ledger, ledger_to_dict, replay
+from collab.ledger import Ledger, ledger_to_dict, replay, with_checks
 from collab.seats import SIDES, Side
 from collab.store import RunDir, StoredRun, scan_runs
 from collab.turns import AgentMeta, TurnRecord, meta_from_fields
@@ -62,11 +62,10 @@ class RunState:
 
     # -- derived -------------------------------------------------------------------
     def ledger(self, upto_round: int | None = None) -> Ledger:
-        return replay(
-            (t.side, t.round_no, t.contract)
-            for t in self.turns
-            if upto_round is None or t.round_no <= upto_round
-        )
+        turns = [t for t in self.turns if upto_round is None or t.round_no <= upto_round]
+        ledger = replay((t.side, t.round_no, t.contract) for t in turns)
+        # Each cite with what its check found (the latest check of the same cite wins).
+        return with_checks(ledger, {c.key(): c.status for t in turns for c in t.evidence_checks})
 
     def round_ledgers(self) -> list[Ledger]:
         return [self.ledger(r) for r in range(1, self.rounds_done() + 1)]

@@ -6,7 +6,8 @@
 - verdict mix;
 - contract salvage rate: contract items kept / items sent;
 - Judge fallback rate: runs whose summary had to be written from the ledger;
-- cost per resolved issue.
+- cost per resolved issue;
+- open blocking issues, and the share of cited evidence (``path:line``) that verified.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
+from collab.ledger import open_blocking
 from collab.state import RunState
 
 
@@ -33,10 +35,18 @@ class RunStats:
     verdict: str
     judge_fallback: bool | None  # None: no Judge yet
     cost_usd: float | None
+    open_blocking: int = 0
+    # Cites checked after the turns, and how many of them verified.
+    cites: int = 0
+    cites_verified: int = 0
 
     @property
     def concession_rate(self) -> float | None:
         return _ratio(self.agrees, self.turns)
+
+    @property
+    def evidence_verified_rate(self) -> float | None:
+        return _ratio(self.cites_verified, self.cites)
 
     @property
     def salvage_rate(self) -> float | None:
@@ -47,6 +57,7 @@ class RunStats:
             "concession_rate": self.concession_rate,
             "salvage_rate": self.salvage_rate,
             "cost_per_resolved_usd": _cost_per(self.cost_usd, self.resolved),
+            "evidence_verified_rate": self.evidence_verified_rate,
         }
 
 
@@ -61,6 +72,7 @@ def run_stats(state: RunState) -> RunStats:
         if s.stance == "agree" and s.evidence
     )
     by_status = Counter(i.status for i in ledger.issues)
+    checks = [c for t in state.turns for c in t.evidence_checks]
     return RunStats(
         run_id=state.run_id,
         turns=len(debater_turns),
@@ -75,6 +87,9 @@ def run_stats(state: RunState) -> RunStats:
         verdict=state.verdict(),
         judge_fallback=None if state.judge is None else state.judge.fallback,
         cost_usd=state.cost_usd(),
+        open_blocking=open_blocking(ledger),
+        cites=len(checks),
+        cites_verified=sum(1 for c in checks if c.status == "verified"),
     )
 
 
@@ -95,6 +110,9 @@ class Stats:
     judge_fallback_rate: float | None = None
     cost_usd: float | None = None
     cost_per_resolved_usd: float | None = None
+    open_blocking: int = 0
+    cites: int = 0
+    evidence_verified_rate: float | None = None
 
 
 def aggregate(runs: Sequence[RunStats]) -> Stats:
@@ -121,6 +139,11 @@ def aggregate(runs: Sequence[RunStats]) -> Stats:
         judge_fallback_rate=_ratio(sum(1 for r in judged if r.judge_fallback), len(judged)),
         cost_usd=cost,
         cost_per_resolved_usd=_cost_per(cost, resolved),
+        open_blocking=sum(r.open_blocking for r in runs),
+        cites=sum(r.cites for r in runs),
+        evidence_verified_rate=_ratio(
+            sum(r.cites_verified for r in runs), sum(r.cites for r in runs)
+        ),
     )
 
 

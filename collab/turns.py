@@ -7,6 +7,7 @@ from typing import Literal, get_args
 
 from collab.agents.decoding import Usage
 from collab.contract import Contract, contract_from_dict, contract_to_dict
+from collab.evidence import EVIDENCE_STATUSES, EvidenceCheck
 from collab.fields import Fields
 from collab.seats import SIDES, Side
 
@@ -50,6 +51,8 @@ class TurnRecord:
     # The reply as the agent wrote it, uncut, relative to the run dir (``reply`` is cut
     # at the reply cap with a marker).
     raw_file: str | None = None
+    # What the evidence check found for each cite in this turn's contract.
+    evidence_checks: tuple[EvidenceCheck, ...] = ()
 
     @property
     def cost_usd(self) -> float | None:
@@ -61,6 +64,7 @@ class TurnRecord:
         d = asdict(self)
         d["contract"] = None if self.contract is None else contract_to_dict(self.contract)
         d["warnings"] = list(self.warnings)
+        d["evidence_checks"] = [asdict(c) for c in self.evidence_checks]
         return d
 
     @staticmethod
@@ -83,6 +87,12 @@ class TurnRecord:
             items_sent=f.int("items_sent", 0),
             items_kept=f.int("items_kept", 0),
             raw_file=f.opt_str("raw_file"),
+            evidence_checks=tuple(
+                EvidenceCheck(
+                    c.str("cite"), c.opt_str("quote"), c.literal("status", EVIDENCE_STATUSES)
+                )
+                for c in f.items("evidence_checks")
+            ),
         )
 
 

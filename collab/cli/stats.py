@@ -51,6 +51,9 @@ def stats(as_json: o.Json = False) -> None:
         ("contract salvage (items kept / sent)",
          f"{pct(total.salvage_rate)} ({total.items_kept}/{total.items_sent})"),
         ("Judge fallback rate", pct(total.judge_fallback_rate)),
+        ("open blocking issues", str(total.open_blocking)),
+        ("cited evidence verified (path:line)",
+         f"{pct(total.evidence_verified_rate)} of {total.cites} cites"),
         ("cost", "n/a" if total.cost_usd is None else f"${total.cost_usd:.4f}"),
         ("cost per resolved issue", "n/a" if total.cost_per_resolved_usd is None
          else f"${total.cost_per_resolved_usd:.4f}"),

@@ -19,6 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from collab.doctor import Check
+from collab.evidence import EvidenceCheck, marks
 from collab.ledger import Ledger
 from collab.presets import Preset
 from collab.report import fmt_cost
@@ -242,12 +243,16 @@ def ledger_table(ledger: Ledger, title: str = "Issue ledger") -> Table:
         table.add_row(
             i.id,
             Text(i.status, style=ISSUE_STYLE[i.status]),
-            Text(one_line(i.title)),
+            Text(one_line(f"[{i.severity}] {i.title}")),
             i.raised_by,
-            Text(one_line(i.evidence_a, 90)),
-            Text(one_line(i.evidence_b, 90)),
+            Text(one_line(_checked(i.evidence_a, i.checks_a), 90)),
+            Text(one_line(_checked(i.evidence_b, i.checks_b), 90)),
         )
     return table
+
+
+def _checked(evidence: str, checks: tuple[EvidenceCheck, ...]) -> str:
+    return f"{evidence} ({marks(checks)})" if checks else evidence
 
 
 _MARKS = {"ok": ("✓", "green"), "warn": ("!", "yellow"), "fail": ("✗", "red"), "info": ("·", "dim")}

@@ -9,7 +9,7 @@ from typing import Any
 
 from collab import __version__
 from collab.doctor import Check, exit_code
-from collab.ledger import counts, ledger_to_dict
+from collab.ledger import counts, ledger_to_dict, open_blocking
 from collab.presets import Preset
 from collab.state import RunState
 from collab.stats import run_stats
@@ -39,6 +39,7 @@ def result_document(state: RunState, run_dir: RunDir) -> dict[str, object]:
         "stop_reason": state.stop_reason,
         "stop_detail": state.stop_detail,
         "verdict": state.verdict(),
+        "open_blocking": open_blocking(ledger),
         "stats": run_stats(state).document(),
         "error": state.error,
         "topic": cfg.topic,

@@ -18,6 +18,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from collab import __version__
+from collab.evidence import marks
 from collab.ledger import Issue, Ledger, Status, counts, get
 from collab.report.markdown import fmt_cost, judge_title, tokens_line
 from collab.report.markup import markdown_html, prose_html
@@ -82,6 +83,7 @@ def _env() -> Environment:
     )
     env.filters["cost"] = fmt_cost
     env.filters["clean"] = clean
+    env.filters["marks"] = marks
     env.filters["prose"] = prose_html
     return env
 

@@ -72,9 +72,11 @@ def _points(t: TurnRecord) -> list[str]:
     """The turn's moves on the ledger, one list item each."""
     if t.contract is None:
         return []
-    return [f"- new point: **{p.title}** — {p.evidence}" for p in t.contract.new_points] + [
-        f"- {s.stance} {s.id}: {s.evidence}" for s in t.contract.stances
-    ]
+    return [
+        f"- new point{'' if p.severity == 'major' else f' ({p.severity})'}: **{p.title}** — "
+        f"{p.evidence}"
+        for p in t.contract.new_points
+    ] + [f"- {s.stance} {s.id}: {s.evidence}" for s in t.contract.stances]
 
 
 def _warnings(t: TurnRecord) -> list[str]:

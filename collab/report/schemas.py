@@ -38,6 +38,16 @@ def _doc(name: str, props: dict[str, Any], required: list[str]) -> dict[str, Any
     }
 
 
+# One cited ``path:line`` of an issue's evidence and what collab's check found.
+_CHECK = {
+    "type": "object",
+    "properties": {
+        "cite": {"type": "string"},
+        "quote": _STR_OR_NULL,
+        "status": {"enum": ["verified", "wrong-line", "no-such-file", "outside", "unchecked"]},
+    },
+    "required": ["cite", "status"],
+}
 _ISSUE = {
     "type": "object",
     "properties": {
@@ -52,6 +62,22 @@ _ISSUE = {
         "dropped_by": {"type": "array", "items": {"enum": list(SIDES)}},
         "resolution": {"enum": [*get_args(Resolution), None]},
         "reason": {"type": "string"},
+        "severity": {"enum": ["blocking", "major", "minor"]},
+        "severity_changes": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "side": {"enum": ["A", "B"]},
+                    "old": {"enum": ["blocking", "major", "minor"]},
+                    "new": {"enum": ["blocking", "major", "minor"]},
+                    "round_no": {"type": "integer", "minimum": 1},
+                },
+                "required": ["side", "old", "new"],
+            },
+        },
+        "checks_a": {"type": "array", "items": _CHECK},
+        "checks_b": {"type": "array", "items": _CHECK},
     },
     "required": ["id", "title", "raised_by", "status", "evidence_a", "evidence_b"],
 }
@@ -74,6 +100,7 @@ RESULT = _doc(
         "stop_reason": _STR_OR_NULL,
         "stop_detail": {"type": "string"},
         "verdict": {"enum": list(VERDICTS)},
+        "open_blocking": {"type": "integer", "minimum": 0},
         "error": _STR_OR_NULL,
         "topic": {"type": "string"},
         "preset": {"type": "string"},
@@ -351,6 +378,9 @@ STATS = _doc(
         "judge_fallback_rate": _RATE,
         "cost_usd": _NUM_OR_NULL,
         "cost_per_resolved_usd": _NUM_OR_NULL,
+        "open_blocking": {"type": "integer", "minimum": 0},
+        "cites": {"type": "integer", "minimum": 0},
+        "evidence_verified_rate": _RATE,
         "per_run": {"type": "array", "items": {"type": "object"}},
     },
     ["runs", "turns", "concession_rate", "verdicts", "salvage_rate", "per_run"],

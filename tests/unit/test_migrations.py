@@ -42,7 +42,9 @@ ROWS = [
     Row("items-without-contract", ("turns", 1, "items_kept"), 0),
     Row("judge-first-none", ("judge_first",), None),
     Row("judge-raw-none", ("judge", "raw"), None),
-    Row("version", ("schema_version",), 2),
+    Row("point-severity-major", ("turns", 0, "contract", "new_points", 1, "severity"), "major"),
+    Row("evidence-checks-empty", ("turns", 1, "evidence_checks"), []),
+    Row("version", ("schema_version",), LATEST),
 ]
 
 
@@ -63,11 +65,27 @@ def test_what_a_v1_run_said_is_kept() -> None:
 
 def test_damage_is_left_for_the_loader_to_name() -> None:
     doc: Doc = {"schema_version": 1, "config": "oops", "turns": ["x", 3], "judge": 7}
-    assert migrate(copy.deepcopy(doc), 1) == {**doc, "schema_version": 2, "judge_first": None}
+    assert migrate(copy.deepcopy(doc), 1) == {**doc, "schema_version": LATEST, "judge_first": None}
 
 
 def test_versions_are_named_and_counted() -> None:
-    assert LATEST == len(MIGRATIONS) + 1 == 2
-    assert [m.__name__ for m in MIGRATIONS] == ["m001_protocol_v2_fields"]
+    assert LATEST == len(MIGRATIONS) + 1 == 3
+    assert [m.__name__ for m in MIGRATIONS] == [
+        "m001_protocol_v2_fields",
+        "m002_severity_and_evidence_checks",
+    ]
     current = migrate(v1_doc(), 1)
     assert migrate(copy.deepcopy(current), LATEST) == current  # nothing to do at the latest
+
+
+def test_a_v2_run_gets_severity_and_keeps_what_it_said() -> None:
+    doc: Doc = {
+        "schema_version": 2,
+        "turns": [{"contract": {"new_points": [{"title": "p", "evidence": "e"},
+                                               {"title": "q", "evidence": "f",
+                                                "severity": "minor"}]}}],
+    }  # fmt: skip
+    out = migrate(doc, 2)
+    points = out["turns"][0]["contract"]["new_points"]  # type: ignore[index]
+    assert [p["severity"] for p in points] == ["major", "minor"]
+    assert out["turns"][0]["evidence_checks"] == []  # type: ignore[index]
