@@ -22,6 +22,8 @@ Benches (see each module's docstring for exactly what is measured):
   blind     round-1 wall time, blind opening vs sequential (agent sleeps 1 s), both runners
   salvage   contract salvage over bench/data/contracts.jsonl, first release's parser vs
             collab.contract_parse (and the offline SmolLM2 model, when installed)
+  quality   decision quality over bench/cases: single call vs debates (own options:
+            python -m bench --only quality --help; see bench.quality)
 
 Every run uses a temporary COLLAB_HOME and a private tmux server that is killed at the
 end. Comparisons are measured side by side (interleaved) in one run; each figure is a
@@ -53,6 +55,7 @@ from bench import (
     detect,
     overhead,
     prompts,
+    quality,
     salvage,
     startup,
     stream,
@@ -252,6 +255,9 @@ def print_table(rows: list[Row], info: dict[str, Any], mode: Mode, plain: bool) 
 
 
 def main(argv: list[str] | None = None) -> int:
+    given = sys.argv[1:] if argv is None else argv
+    if quality.wanted(given):
+        return quality.main(given)
     args = parse_args(argv)
     if args.list:
         for line in (__doc__ or "").split("Benches")[1].split("Every run")[0].splitlines()[2:]:

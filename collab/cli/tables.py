@@ -243,7 +243,7 @@ def ledger_table(ledger: Ledger, title: str = "Issue ledger") -> Table:
         table.add_row(
             i.id,
             Text(i.status, style=ISSUE_STYLE[i.status]),
-            Text(one_line(f"[{i.severity}] {i.title}")),
+            Text(one_line(i.title if i.severity == "major" else f"[{i.severity}] {i.title}")),
             i.raised_by,
             Text(one_line(_checked(i.evidence_a, i.checks_a), 90)),
             Text(one_line(_checked(i.evidence_b, i.checks_b), 90)),
