@@ -19,6 +19,7 @@ from collab.contract import Contract, NewPoint
 from collab.judging import labels_for
 from collab.ledger import Ledger, apply
 from collab.prompts import Prompts, TurnView
+from collab.secret_scan import scan_text
 
 KEY = {
     "name": "c",
@@ -102,6 +103,9 @@ def test_the_shipped_cases() -> None:
     planted = [c for c in cases if not c.clean]
     assert len(cases) >= 16 and len(planted) >= 10 and len(cases) - len(planted) >= 6
     assert {c.kind for c in planted} == {"code", "design"}
+    for c in cases:  # collab's secret scan would refuse a case's file as a context file
+        for name in c.files:
+            assert scan_text((CASES_DIR / c.name / name).read_text(), name) == [], c.name
 
 
 def write_case(d: Path, toml: str, files: dict[str, str]) -> Path:
