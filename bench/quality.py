@@ -218,6 +218,8 @@ def _register_fake(env: BenchEnv, script: Path | None) -> None:
     if script is None:
         script = env.root / "fake-script.json"
         script.write_text(json.dumps(GENERIC_SCRIPT), encoding="utf-8")
+    for suffix in (".state.json", ".calls.jsonl"):  # the fake's reply counters start afresh
+        Path(str(script) + suffix).unlink(missing_ok=True)
     os.environ["COLLAB_FAKE_SCRIPT"] = str(script)
 
 
