@@ -89,6 +89,10 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p.add_argument("--repeat", type=int, default=1, metavar="K", help="samples per case")
     p.add_argument("--fake-script", type=Path, help="the fake agent's script (default: generic)")
     p.add_argument("--label", default=None, help="a line printed above the table")
+    p.add_argument(
+        "--grader", metavar="AGENT", help="also ask AGENT which issues name each flaw (a column)"
+    )
+    p.add_argument("--grader-model", metavar="MODEL", default=None)
     p.add_argument("--turn-timeout", type=float, default=None, metavar="S")
     p.add_argument("--out", type=Path, default=None, help="the results file")
     p.add_argument("-q", "--quiet", action="store_true")
@@ -103,6 +107,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         docs = [json.loads(p.read_text(encoding="utf-8")) for p in args.rescore]
         samples = [s for d in docs for s in d["samples"]]
         keys = {k: v for d in docs for k, v in d["keys"].items()}
+        if args.grader:
+            _grade(samples, keys, args.grader, args.grader_model)
         print_table(score(samples, keys), docs[0].get("label"), args.rescore[0].name)
         return 0
     protocols = [x.strip() for x in args.protocols.split(",") if x.strip()]
@@ -127,6 +133,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         fake_script=args.fake_script, say=say, turn_timeout=args.turn_timeout,
     )  # fmt: skip
     doc["label"] = label
+    if args.grader:
+        _grade(doc["samples"], doc["keys"], args.grader, args.grader_model)
+        doc["grader"] = {"agent": args.grader, "model": args.grader_model}
     out = args.out or RESULTS_DIR / f"quality-{time.strftime('%Y%m%d-%H%M%S')}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -333,6 +342,41 @@ def _single(cfg: Any, agents: Mapping[str, Any]) -> Any:
     return RunState(run_id=run_id, config=cfg, status="done", turns=[rec])
 
 
+def _grade(
+    samples: list[dict[str, Any]], keys: Mapping[str, Any], agent: str, model: str | None
+) -> None:
+    from bench.quality_grader import grade
+    from collab.agents import load_agents
+    from collab.caller import AgentCaller
+    from collab.config import AgentChoice
+    from collab.runners import runner_factory
+    from collab.runners.turnfiles import TurnDir, stop_agents
+    from collab.store import new_run_id
+
+    env = BenchEnv()
+    tdir = TurnDir(keep=False)
+    try:
+        _register_fake(env, None)
+        env.activate()
+        runner = runner_factory("subprocess")(tdir, new_run_id())
+        caller = AgentCaller(runner, tdir, load_agents())
+        n = [0]
+
+        def call(prompt: str) -> str | None:
+            n[0] += 1
+            res = caller.call(f"grade-{n[0]}", AgentChoice(agent, model), prompt, 180.0)
+            return res.reply.text if res.status == "ok" else None
+
+        try:
+            grade(samples, keys, call)
+        finally:
+            stop_agents(tdir.path)
+            runner.close()
+    finally:
+        tdir.cleanup()
+        env.close()
+
+
 # -- the table ---------------------------------------------------------------------------
 
 
@@ -355,6 +399,8 @@ def rows(totals: Mapping[str, Total]) -> list[list[str]]:
             f"{t.wall_s / per:.1f}",
             f"{t.samples}" + (f" ({t.errors} failed)" if t.errors else ""),
         ])  # fmt: skip
+        if any(x.grader_found is not None for x in totals.values()):
+            out[-1].insert(2, f"{t.grader_found or 0}/{t.planted}")
     return out
 
 
@@ -367,8 +413,12 @@ HEADER = [
 def print_table(totals: Mapping[str, Total], label: str | None, source: str) -> None:
     if label:
         print(label)
-    table = [HEADER, *rows(totals)]
-    widths = [max(len(r[i]) for r in table) for i in range(len(HEADER))]
+    body = rows(totals)
+    header = list(HEADER)
+    if body and len(body[0]) > len(HEADER):
+        header.insert(2, "recall (grader)")
+    table = [header, *body]
+    widths = [max(len(r[i]) for r in table) for i in range(len(header))]
     for n, r in enumerate(table):
         print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
         if n == 0:

@@ -98,6 +98,8 @@ class Total:
     cost_usd: float | None = None
     wall_s: float = 0.0
     errors: int = 0
+    # --grader: flaws the grader said an issue names (None: no grader in these samples).
+    grader_found: int | None = None
     per_case: dict[str, list[CaseScore]] = field(default_factory=dict)
 
     def add(self, case: str, clean: bool, s: CaseScore, sample: Mapping[str, object]) -> None:
@@ -119,6 +121,10 @@ class Total:
         self.wall_s += float(wall) if isinstance(wall, int | float) else 0.0
         self.errors += 1 if sample.get("error") else 0
         self.per_case.setdefault(case, []).append(s)
+        graded = sample.get("grader")
+        if isinstance(graded, Mapping):
+            hits = sum(1 for ids in graded.values() if ids)
+            self.grader_found = (self.grader_found or 0) + hits
 
     @property
     def recall(self) -> float | None:

@@ -203,3 +203,25 @@ def test_no_prompt_contains_the_answer_key(case: Case) -> None:
         body = " ".join((CASES_DIR / case.name / n).read_text() for n in case.files)
         hits = [p for p in f.patterns if re.search(p, case.question + body, re.IGNORECASE)]
         assert hits == [], (case.name, hits)
+
+
+def test_the_grader_is_a_column_next_to_the_deterministic_match() -> None:
+    from bench.quality_grader import grade, parse, prompt
+
+    issues = [issue("term pasted into the query", severity="blocking") | {"id": "I1"},
+              issue("nit", severity="minor") | {"id": "I2"}]  # fmt: skip
+    asked: list[str] = []
+
+    def call(text: str) -> str:
+        asked.append(text)
+        return 'Sure. {"matches": ["I1", "I2", "I9"]}'
+
+    samples = [{"case": "c", "protocol": "single", "issues": issues}]
+    grade(samples, {"c": KEY}, call)
+    # Only standing blocking/major issues are offered; an unknown or minor id is ignored.
+    assert samples[0]["grader"] == {"sqli": ["I1"]}
+    assert "nit" not in asked[0] and "term pasted" in asked[0]
+    total = score(samples, {"c": KEY})["single"]
+    assert (total.found, total.grader_found) == (0, 1)  # the regexes missed it; noted apart
+    assert parse("no json", {"I1"}) is None and parse('{"matches": 3}', {"I1"}) is None
+    assert "Which issues" in prompt(KEY["flaws"][0], [])  # type: ignore[index]
