@@ -22,7 +22,7 @@ from rich.rule import Rule
 from rich.text import Text
 
 from collab.cli.tables import ledger_table
-from collab.ledger import Issue, Ledger
+from collab.ledger import Issue, Ledger, open_blocking
 from collab.report import fmt_cost
 from collab.state import RunState
 from collab.store import RunDir
@@ -255,7 +255,8 @@ def print_outcome(state: RunState, run_dir: RunDir, err: Console | None = None) 
     err.print(
         Text(
             f"run {state.run_id} · {state.stop_reason} · verdict {state.verdict()} · "
-            f"{state.rounds_done()} rounds · "
+            + (f"{n} open blocking · " if (n := open_blocking(state.ledger())) else "")
+            + f"{state.rounds_done()} rounds · "
             f"cost {fmt_cost(state.cost_usd())} · saved in {run_dir.path}",
             style="dim",
         )

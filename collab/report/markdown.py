@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from itertools import groupby
 
-from collab.ledger import get
+from collab.ledger import get, open_blocking
 from collab.ledger_summary import ledger_markdown
 from collab.report.markup import demote_headings
 from collab.state import RunState
@@ -176,7 +176,8 @@ def render_markdown_report(state: RunState) -> str:
         f"- Judge: {_seat(cfg.judge.agent, cfg.judge.model)}",
         f"- Rounds: {state.rounds_done()} of {cfg.rounds} · stopped: {state.stop_reason or '—'}"
         + (f" — {state.stop_detail}" if state.stop_detail else "")
-        + f" · verdict: {state.verdict()}",
+        + f" · verdict: {state.verdict()}"
+        + (f" · open blocking: {n}" if (n := open_blocking(ledger)) else ""),
         f"- {_cost(state)} · tokens: {tokens_line(state)}",
     ]
     if state.error:

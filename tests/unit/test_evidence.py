@@ -165,3 +165,18 @@ def test_views_show_severity_and_check_marks() -> None:
     table = ledger_table(lg.issues)
     assert "[⛔ blocking] injection" in table
     assert "(src/app.py:4 ✓, b.py:9 ✗ no-such-file)" in table
+
+
+def test_a_run_report_counts_open_blocking_and_marks_its_cites(tree: Path) -> None:
+    from collab.report.markdown import render_markdown_report
+    from collab.state import RunState
+    from collab.stats import run_stats
+
+    contract = Contract((NewPoint("injection", "src/app.py:4 and src/app.py:99", "blocking"),))
+    rec = check_turn(record(contract), cfg("read"), tree)
+    state = RunState(run_id="20261201-000000-abcdef", config=cfg("read"), turns=[rec])
+    page = render_markdown_report(state)
+    assert "open blocking: 1" in page
+    assert "src/app.py:4 ✓, src/app.py:99 ✗ wrong-line" in page
+    s = run_stats(state)
+    assert (s.open_blocking, s.cites, s.cites_verified, s.evidence_verified_rate) == (1, 2, 1, 0.5)
