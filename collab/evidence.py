@@ -142,12 +142,6 @@ def recheck(
     return tuple(out)
 
 
-def verified_share(checks: Sequence[EvidenceCheck]) -> float | None:
-    if not checks:
-        return None
-    return sum(1 for c in checks if c.status == "verified") / len(checks)
-
-
 def marks(checks: Sequence[EvidenceCheck]) -> str:
     """``src/a.py:3 ✓, b.py:9 ✗ wrong-line`` — for views and prompts."""
     return ", ".join(
