@@ -425,7 +425,30 @@ def print_table(totals: Mapping[str, Total], label: str | None, source: str) -> 
             print("  ".join("-" * w for w in widths))
     if "single" not in totals:
         print("(no single-call baseline in these results)")
-    print(f"({source}; per-case scores in the results file)")
+    print()
+    print_per_case(totals)
+    print(f"(scored from {source}: the final ledgers, never the Judge's prose)")
+
+
+def print_per_case(totals: Mapping[str, Total]) -> None:
+    """Per case: flaws found / planted and false alarms, summed over the repeats."""
+    names = sorted({c for t in totals.values() for c in t.per_case})
+    head = ["case", *totals]
+    table = [head]
+    for name in names:
+        row = [name]
+        for t in totals.values():
+            scores = t.per_case.get(name, [])
+            found = sum(len(s.found) for s in scores)
+            planted = sum(s.planted for s in scores)
+            alarms = sum(s.false_alarms for s in scores)
+            row.append(f"found {found}/{planted} · alarms {alarms}" if scores else "—")
+        table.append(row)
+    widths = [max(len(r[i]) for r in table) for i in range(len(head))]
+    for n, r in enumerate(table):
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
+        if n == 0:
+            print("  ".join("-" * w for w in widths))
 
 
 # The fake agent's default: each seat raises one generic point; the Judge writes a line.
