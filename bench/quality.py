@@ -125,6 +125,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"cases: {exc}")
         return 2
     if args.case:
+        unknown = sorted(set(args.case) - {c.name for c in cases})
+        if unknown:
+            print(f"no case {unknown[0]!r} in {args.cases}")
+            return 2
         cases = [c for c in cases if c.name in args.case]
     label = args.label or (FAKE_BANNER if args.agent == "fake" else None)
     say = (lambda _t: None) if args.quiet else _say
