@@ -157,7 +157,7 @@ def test_stance_evidence_is_checked_too(tree: Path) -> None:
 
 
 def test_views_show_severity_and_check_marks() -> None:
-    from collab.report.markdown import ledger_table
+    from collab.report.markdown import ledger_markdown as ledger_table
 
     contract = Contract((NewPoint("injection", "src/app.py:4 and b.py:9", "blocking"),))
     known = {("src/app.py:4", None): "verified", ("b.py:9", None): "no-such-file"}
