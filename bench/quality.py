@@ -278,23 +278,23 @@ def _sample(
 
 def _config(case: Case, agent: str, model: str | None, rounds: int, timeout: float | None) -> Any:
     from collab.agents import load_agents
-    from collab.request import build_config
-    from collab.settings import merge, user_defaults
+    from collab.request import build_config, request_from
+    from collab.settings import user_defaults
 
     agents = load_agents()
-    req = merge(
-        user_defaults(),
-        topic=case.question,
-        role_a=REVIEWER,
-        role_b=AUTHOR,
-        rounds=max(rounds, 2),
-        context=tuple(case.files),
-        agent=agent,
-        model=model,
-        runner="subprocess",
-        lang="en",
-        turn_timeout=timeout,
-    )
+    given: dict[str, object] = {
+        "role_a": REVIEWER,
+        "role_b": AUTHOR,
+        "rounds": max(rounds, 2),
+        "context": list(case.files),
+        "agent": agent,
+        "model": model,
+        "runner": "subprocess",
+        "lang": "en",
+        "timeout": timeout,
+    }
+    req = request_from({k: v for k, v in given.items() if v is not None}, "cli", user_defaults())
+    req = replace(req, topic=case.question)
     return agents, build_config(req, agents.keys())
 
 
