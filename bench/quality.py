@@ -132,17 +132,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         cases = [c for c in cases if c.name in args.case]
     label = args.label or (FAKE_BANNER if args.agent == "fake" else None)
     say = (lambda _t: None) if args.quiet else _say
+    out = args.out or RESULTS_DIR / f"quality-{time.strftime('%Y%m%d-%H%M%S')}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+
+    def save(doc: dict[str, Any]) -> None:
+        doc["label"] = label
+        tmp = out.with_name(out.name + ".tmp")
+        tmp.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        tmp.replace(out)
+
     doc = run(
         cases, args.cases, protocols, args.agent, args.model, args.repeat,
-        fake_script=args.fake_script, say=say, turn_timeout=args.turn_timeout,
+        fake_script=args.fake_script, say=say, turn_timeout=args.turn_timeout, on_sample=save,
     )  # fmt: skip
     doc["label"] = label
     if args.grader:
         _grade(doc["samples"], doc["keys"], args.grader, args.grader_model)
         doc["grader"] = {"agent": args.grader, "model": args.grader_model}
-    out = args.out or RESULTS_DIR / f"quality-{time.strftime('%Y%m%d-%H%M%S')}.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    save(doc)
     print_table(score(doc["samples"], doc["keys"]), label, out.name)
     print(f"results: {out}")
     return 0
@@ -183,8 +190,10 @@ def run(
     fake_script: Path | None = None,
     say: Callable[[str], None] = _say,
     turn_timeout: float | None = None,
+    on_sample: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
-    """Every case × protocol × repeat, interleaved; the results document."""
+    """Every case × protocol × repeat, interleaved; the results document (also handed to
+    ``on_sample`` after each sample, so an interrupted run keeps what it measured)."""
     env = BenchEnv()
     samples: list[dict[str, Any]] = []
     started = time.time()
@@ -200,12 +209,26 @@ def run(
                         sample = _sample(case, protocol, agent, model, turn_timeout)
                     samples.append({"case": case.name, "protocol": protocol, "repeat": k,
                                     **sample})  # fmt: skip
+                    if on_sample is not None:
+                        on_sample(_doc(agent, model, protocols, repeat, started, cases, samples))
     finally:
         env.close()
         if saved is None:
             os.environ.pop("COLLAB_FAKE_SCRIPT", None)
         else:
             os.environ["COLLAB_FAKE_SCRIPT"] = saved
+    return _doc(agent, model, protocols, repeat, started, cases, samples)
+
+
+def _doc(
+    agent: str,
+    model: str | None,
+    protocols: Sequence[str],
+    repeat: int,
+    started: float,
+    cases: Sequence[Case],
+    samples: list[dict[str, Any]],
+) -> dict[str, Any]:
     return {
         "schema": "collab.bench.quality/1",
         "agent": agent,
@@ -250,11 +273,13 @@ def _inside(path: Path) -> Iterator[None]:
 def _sample(
     case: Case, protocol: str, agent: str, model: str | None, turn_timeout: float | None
 ) -> dict[str, Any]:
-    from collab.errors import CollabError
+    from collab.errors import CollabError, Interrupted
 
     t0 = time.perf_counter()
     try:
         state = _run_protocol(case, protocol, agent, model, turn_timeout)
+    except Interrupted:
+        raise  # Ctrl-C or SIGTERM stops the bench, not just this sample
     except CollabError as exc:
         return {"error": str(exc), "issues": [], "wall_s": time.perf_counter() - t0}
     from collab.ledger import ledger_to_dict
