@@ -28,6 +28,7 @@ import argparse
 import json
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -344,8 +345,6 @@ def _run_protocol(
 
 def _single(cfg: Any, agents: Mapping[str, Any]) -> Any:
     """One call: the opening prompt of the reviewer seat, one-seat ledger."""
-    from collab.turn import Turns
-
     from collab.caller import AgentCaller
     from collab.events import Listener
     from collab.evidence_files import check_turn
@@ -355,14 +354,19 @@ def _single(cfg: Any, agents: Mapping[str, Any]) -> Any:
     from collab.runners.turnfiles import TurnDir, stop_agents
     from collab.state import RunState
     from collab.store import new_run_id
+    from collab.turn_taking import TurnContext, Turns
 
     run_id = new_run_id()
     tdir = TurnDir(keep=False)
     runner = runner_factory("subprocess")(tdir, run_id)
     try:
         caller = AgentCaller(runner, tdir, agents, setup=cfg.agent_setup)
-        turns = Turns(cfg, Prompts(cfg.lang), Listener(), lambda t: t)
-        rec = turns.take(caller, 1, "A", Ledger(), [], None, blind=True)
+        ctx = TurnContext(
+            listener=Listener(), deadline=time.monotonic() + cfg.budget, clock=time.monotonic,
+            cancel=threading.Event(),
+        )  # fmt: skip
+        turns = Turns(cfg, Prompts(cfg.lang))
+        rec = turns.take(ctx, caller, 1, "A", Ledger(), [], None, blind=True)
     finally:
         stop_agents(tdir.path)
         runner.close()
