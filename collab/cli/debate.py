@@ -29,6 +29,14 @@ if TYPE_CHECKING:
     from collab.store import RunDir
 
 Parallel = Annotated[int, typer.Option("--parallel", "-P", metavar="N", help="Debates at once.")]
+TrustEntries = Annotated[
+    bool,
+    typer.Option(
+        "--trust-entries",
+        help="Let entries set agent_command, tools, agent_setup and context outside the "
+        "file's folder (only for a topics file you wrote or checked).",
+    ),
+]
 
 
 @with_debate_options
@@ -98,6 +106,7 @@ def batch(
     ],
     *,
     parallel: Parallel = 2,
+    trust_entries: TrustEntries = False,
     given: dict[str, object],
     as_json: o.RunJson = False,
 ) -> None:
@@ -114,7 +123,7 @@ def batch(
         raise UsageError(f"--parallel must be 1–32, got {parallel}")
     agents = load_agents()
     defaults = request_from(given, "cli", user_defaults())
-    entries = read_entries(topics_file, defaults, agents.keys())
+    entries = read_entries(topics_file, defaults, agents.keys(), trust=trust_entries)
     for entry in entries:
         check_prerequisites(entry.config)
     b = Batch.create(entries, topics_file, parallel)
