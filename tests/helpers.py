@@ -64,3 +64,48 @@ PRESET_KEYS = (
     "cost-vs-reliability",
     "product-vs-tech-debt",
 )
+
+
+class CmdlinePoller:
+    """A thread that reads every ``/proc/*/cmdline`` again and again while a test runs: the
+    command lines holding ``needle`` (must stay empty), and how many processes whose
+    command line holds ``agent`` it saw with ``needle`` in their environment (proof that
+    it looked while the agents ran, and that the value did reach them)."""
+
+    def __init__(self, needle: str, agent: str) -> None:
+        import threading
+
+        self.needle = needle.encode()
+        self.agent = agent.encode()
+        self.hits: list[str] = []
+        self.agents_with_value: set[int] = set()
+        self.scans = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> CmdlinePoller:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            for entry in Path("/proc").iterdir():
+                if not entry.name.isdigit():
+                    continue
+                try:
+                    cmdline = (entry / "cmdline").read_bytes()
+                except OSError:
+                    continue
+                if self.needle in cmdline:
+                    self.hits.append(cmdline.replace(b"\0", b" ").decode(errors="replace"))
+                if self.agent in cmdline:
+                    try:
+                        if self.needle in (entry / "environ").read_bytes():
+                            self.agents_with_value.add(int(entry.name))
+                    except OSError:
+                        pass
+            self.scans += 1

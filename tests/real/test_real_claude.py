@@ -15,6 +15,7 @@ import json
 import os
 import subprocess
 import sys
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -25,6 +26,7 @@ from libtmux import Server
 from collab.agents import CLAUDE_MAX_RETRIES
 from tests.conftest import contract_block
 from tests.fakes import FakeAnthropic, Reply
+from tests.helpers import CmdlinePoller
 from tests.real.conftest import use_fake_claude
 
 pytestmark = [pytest.mark.real_agent, pytest.mark.tmux]
@@ -292,3 +294,28 @@ def test_blind_debate_with_real_claude_and_an_anonymised_judge(
     assert saved.startswith(f"## TL;DR\n- {one} and {two} stay apart on I1 and I2.")
     assert "Position 1" not in saved and state["judge"]["raw"].startswith(verdict[:40])
     assert doc["judge"]["markdown"] == saved
+
+
+@pytest.mark.parametrize("runner", ["tmux", "subprocess"])
+def test_no_env_value_on_a_command_line_with_real_claude(
+    api: FakeAnthropic, monkeypatch: pytest.MonkeyPatch, runner: str
+) -> None:
+    """ps and /proc/PID/cmdline are readable by every local user: a poller reading every
+    command line all through a real-claude debate never finds the API key or a probe."""
+    probe = f"probe-{uuid.uuid4().hex}"
+    key = f"sk-fake-{uuid.uuid4().hex}"
+    monkeypatch.setenv("COLLAB_PROBE_KEY", probe)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+    api.add_rule(JUDGE, Reply(text=VERDICT))
+    api.add_rule(ROLE_A, Reply(text=A1))
+    api.add_rule(ROLE_B, Reply(text=B1))
+    with CmdlinePoller(probe, "claude") as poll, CmdlinePoller(key, "claude") as key_poll:
+        res = subprocess.run(
+            [sys.executable, "-m", "collab", "debate", TOPIC, "--preset", PRESET, "--rounds", "2",
+             "--runner", runner, "--timeout", "90", "--judge-timeout", "90", "--json"],
+            capture_output=True, text=True, env=dict(os.environ), timeout=600,
+            stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    assert poll.hits == [] and key_poll.hits == []
+    assert len(poll.agents_with_value) >= 2, (poll.scans, poll.agents_with_value)
