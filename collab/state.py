@@ -20,6 +20,10 @@ from collab.verdict import Verdict, verdict
 
 RunStatus = Literal["pending", "running", "done", "interrupted", "failed"]
 RUN_STATUSES: tuple[RunStatus, ...] = get_args(RunStatus)
+# Who started the run: a person (CLI, batch) or a model through ``collab mcp``, which sees
+# only its own kind of run. Optional in state.json: a run saved without it was a person's.
+Origin = Literal["cli", "mcp"]
+ORIGINS: tuple[Origin, ...] = get_args(Origin)
 
 
 @dataclass
@@ -59,6 +63,7 @@ class RunState:
     temp_dir: str | None = None
     # The side the Judge read as "Position 1" (drawn from the run id; kept for an audit).
     judge_first: Side | None = None
+    origin: Origin = "cli"
 
     # -- derived -------------------------------------------------------------------
     def ledger(self, upto_round: int | None = None) -> Ledger:
@@ -138,6 +143,7 @@ class RunState:
             "warnings": list(self.warnings),
             "temp_dir": self.temp_dir,
             "judge_first": self.judge_first,
+            "origin": self.origin,
             # Derived, kept for readers of state.json (resume recomputes them).
             "ledger": ledger_to_dict(ledger),
             "round_ledgers": [ledger_to_dict(lg) for lg in self.round_ledgers()],
@@ -168,6 +174,7 @@ class RunState:
             warnings=f.strs("warnings"),
             temp_dir=f.opt_str("temp_dir"),
             judge_first=None if f.get("judge_first") is None else f.literal("judge_first", SIDES),
+            origin=f.literal("origin", ORIGINS, "cli"),
         )
 
 

@@ -27,7 +27,8 @@ _MCP_OWN: dict[str, dict[str, Any]] = {
                  "and ceiling: the server's cap (server_info limits.max_cost)."},
     "context": {"maxItems": 20, "description": "Paths of UTF-8 text files both sides read "
                 "(a design doc, a diff). Relative paths resolve against the client's first "
-                "root, else the server's working directory."},
+                "root, else the server's working directory; every path must resolve under the "
+                "client's roots (else that directory) or the user's [mcp] allow_paths."},
 }  # fmt: skip
 _JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean"}
 
@@ -185,7 +186,7 @@ TOOLS: tuple[types.Tool, ...] = (
         name="server_info",
         title="Server info",
         description="This server's version and limits: the default and ceiling of max_cost "
-        "per debate, how many debates it runs at once, and which of its debates run now.",
+        "per debate, how many debates started over MCP run at once, and which run now.",
         input_schema=_input({}),
         output_schema=_output("collab.server/1"),
         annotations=_hints(read_only=True, idempotent=True, title="Server info"),

@@ -449,6 +449,10 @@ SERVER = _doc(
             "properties": {
                 "max_cost": {"type": "number", "exclusiveMinimum": 0},
                 "max_concurrent": {"type": "integer", "minimum": 1},
+                "all_runs": {"type": "boolean"},
+                "allow_paths": {"type": "array", "items": {"type": "string"}},
+                "allow_read_tools": {"type": "boolean"},
+                "allow_inherit_setup": {"type": "boolean"},
             },
             "required": ["max_cost", "max_concurrent"],
         },
