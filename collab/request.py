@@ -17,6 +17,8 @@ from collab.errors import UsageError
 from collab.judge_pick import AUTO, pick_judge
 from collab.lang import resolve_lang
 from collab.options import (
+    DEFAULT_CONTEXT_BUDGET,
+    MAX_CONTEXT_FILES,
     MAX_TOPIC_CHARS,
     DebateRequest,
     Option,
@@ -49,7 +51,13 @@ def validate_topic(topic: str) -> str:
     return text
 
 
-def load_context(path_text: str) -> ContextFile:
+def load_context(
+    path_text: str,
+    budget: int = DEFAULT_CONTEXT_BUDGET,
+    raise_it: str = "raise it with --context-budget",
+) -> ContextFile:
+    """One context file, its size checked before it is read (a character is at most four
+    bytes of UTF-8: a file over ``4 * budget`` bytes cannot fit), then read no further."""
     path = Path(path_text).expanduser()
     if not path.exists():
         raise UsageError(f"context file not found: {path_text}")
@@ -57,10 +65,17 @@ def load_context(path_text: str) -> ContextFile:
         raise UsageError(f"context path is a directory, not a file: {path_text}")
     if not path.is_file():
         raise UsageError(f"context path is not a regular file: {path_text}")
+    limit = 4 * budget
     try:
-        data = path.read_bytes()
+        size = path.stat().st_size
+        if size > limit:
+            raise _over_budget(path_text, f"{size:,} bytes", budget, raise_it)
+        with path.open("rb") as fh:
+            data = fh.read(limit + 1)
     except OSError as exc:
         raise UsageError(f"cannot read context file {path_text}: {exc.strerror}") from None
+    if len(data) > limit:  # it grew since the stat
+        raise _over_budget(path_text, f"over {limit:,} bytes", budget, raise_it)
     if b"\0" in data[:_BINARY_SNIFF]:
         raise UsageError(f"context file looks binary (NUL bytes): {path_text}")
     try:
@@ -79,12 +94,13 @@ def context_drift(contexts: tuple[ContextFile, ...]) -> list[str]:
     for c in contexts:
         path = Path(c.path).expanduser()
         try:  # a FIFO (or anything but a file) is never opened: it could block
-            now = path.read_bytes().decode("utf-8") if path.is_file() else None
+            gone = not path.is_file()
+            same = not gone and _same_text(path, c.text)
         except (OSError, UnicodeDecodeError):
-            now = None
-        if now == c.text:
+            gone, same = True, False
+        if same:
             continue
-        what = "is gone (or unreadable from here)" if now is None else "changed on disk"
+        what = "is gone (or unreadable from here)" if gone else "changed on disk"
         notes.append(
             f"context file {c.path} {what} since the run started; the run goes on with the "
             "text saved when it started (start a new debate to use the file as it is now)"
@@ -92,19 +108,37 @@ def context_drift(contexts: tuple[ContextFile, ...]) -> list[str]:
     return notes
 
 
+def _same_text(path: Path, text: str) -> bool:
+    """Does the file still hold ``text``? A file of another size is not even read."""
+    data = text.encode("utf-8")
+    if path.stat().st_size != len(data):
+        return False
+    with path.open("rb") as fh:
+        return fh.read(len(data) + 1) == data
+
+
+def _over_budget(path: str, size: str, budget: int, raise_it: str) -> UsageError:
+    return UsageError(
+        f"context file {path} is {size}, over the context budget of {budget:,} characters "
+        f"({raise_it} or pass an excerpt)"
+    )
+
+
 def load_contexts(
     paths: tuple[str, ...], budget: int, surface: Surface = "cli"
 ) -> tuple[ContextFile, ...]:
     raise_it = f"raise it with {spell('context_budget', surface)}"
-    files = tuple(load_context(p) for p in paths)
+    if len(paths) > MAX_CONTEXT_FILES:
+        raise UsageError(
+            f"{len(paths)} context files; at most {MAX_CONTEXT_FILES} per debate (pass the "
+            "parts that matter, or join excerpts into fewer files)"
+        )
+    files = tuple(load_context(p, budget, raise_it) for p in paths)
     total = 0
     for f in files:
         size = len(f.text)
         if size > budget:
-            raise UsageError(
-                f"context file {f.path} is {size:,} characters, over the context budget of "
-                f"{budget:,} ({raise_it} or pass an excerpt)"
-            )
+            raise _over_budget(f.path, f"{size:,} characters", budget, raise_it)
         total += size
     if total > budget:
         raise UsageError(
