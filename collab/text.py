@@ -60,6 +60,19 @@ def clean(text: str) -> str:
     return _CONTROL.sub("", text)
 
 
+def clean_tree(value: object) -> object:
+    """:func:`clean` on every string inside a JSON-like value (dicts, lists): for the
+    documents we print or send (``--json``, MCP results, events.jsonl); state.json keeps
+    the text as received."""
+    if isinstance(value, str):
+        return clean(value)
+    if isinstance(value, dict):
+        return {k: clean_tree(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [clean_tree(v) for v in value]
+    return value
+
+
 def truncate(text: str, limit: int) -> str:
     """At most ``limit`` characters, the last one an ellipsis when anything was cut."""
     if limit < 1:

@@ -34,6 +34,12 @@ PREVIEW_LINES = 6
 _Event = Mapping[str, Any]
 
 
+def terminal_markdown(text: str) -> Markdown:
+    """Model Markdown for the terminal: cleaned, and a link printed as ``text (target)``,
+    never a clickable link whose text hides where it goes."""
+    return Markdown(clean(text), hyperlinks=False)
+
+
 class _Running:
     def __init__(self, title: str, started: float) -> None:
         self.title = title
@@ -127,7 +133,7 @@ class DebateView:
         )
         if ev.get("status") != "ok":
             head.append(f" · {ev.get('status')}", style="yellow")
-        parts: list[RenderableType] = [head, Markdown(clean(str(ev.get("prose", ""))))]
+        parts: list[RenderableType] = [head, terminal_markdown(str(ev.get("prose", "")))]
         moves = Text()
         for title in ev.get("new_points") or []:
             moves.append(f"  + {one_line(str(title), 120)}\n", style="green")
@@ -173,7 +179,7 @@ class DebateView:
             self.err.print(Text("(summary written from the ledger)", style="yellow"))
         text = clean(str(ev.get("markdown", "")))
         if self.out.is_terminal:
-            self.out.print(Markdown(text))
+            self.out.print(terminal_markdown(text))
         else:
             # Redirected (collab debate … > decision.md): the Markdown itself.
             self.out.file.write(text.rstrip() + "\n")

@@ -39,6 +39,7 @@ from collab.presets import load_presets
 from collab.report import list_document, presets_document
 from collab.state import RunState, load_state, stored_runs
 from collab.store import RunDir
+from collab.text import clean, clean_tree
 
 log = logging.getLogger("collab.mcp")
 ROOTS_TIMEOUT = 5.0
@@ -90,9 +91,11 @@ class CollabServer:
         except Exception as exc:  # a bug: keep the server up, say what broke
             log.exception("tool %s failed", params.name)
             return _error(f"internal error in {params.name}: {type(exc).__name__}: {exc}")
-        text = json.dumps(doc, ensure_ascii=False)
+        shown = clean_tree(doc)  # model text, cleaned like every output
+        assert isinstance(shown, dict)
+        text = json.dumps(shown, ensure_ascii=False)
         return types.CallToolResult(
-            content=[types.TextContent(type="text", text=text)], structured_content=doc
+            content=[types.TextContent(type="text", text=text)], structured_content=shown
         )
 
     # -- starting ----------------------------------------------------------------------------
@@ -109,7 +112,7 @@ class CollabServer:
         started, cfg = await self._start(ctx, args)
 
         async def report(progress: float, total: float, message: str) -> None:
-            await ctx.session.report_progress(progress, total, message)
+            await ctx.session.report_progress(progress, total, clean(message))
 
         await follow(started.run_dir, cfg.rounds, report)
         return await anyio.to_thread.run_sync(control.result_of, started.run_id)
