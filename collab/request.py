@@ -32,6 +32,7 @@ from collab.secret_scan import ensure_no_secrets
 
 R = TypeVar("R", bound=DebateRequest)
 
+MAX_NAME_CHARS = 200  # an agent or model name
 _BINARY_SNIFF = 8192
 
 
@@ -49,6 +50,18 @@ def validate_topic(topic: str) -> str:
             "and put the details in a --context file"
         )
     return text
+
+
+def validate_name(option: str, name: str) -> str:
+    """An agent or model name: printable, not an option (no leading ``-``), bounded. It
+    becomes one argv item of an agent's command line, never more."""
+    if not name or len(name) > MAX_NAME_CHARS:
+        raise UsageError(f"{option} must be 1–{MAX_NAME_CHARS} characters, got {len(name)}")
+    if not name.isprintable():
+        raise UsageError(f"{option} {name!r} holds a control or invisible character")
+    if name.startswith("-"):
+        raise UsageError(f"{option} {name!r} starts with '-': it would read as an option")
+    return name
 
 
 def load_context(
@@ -158,6 +171,10 @@ def build_config(
         if opt.sets == (opt.name,):
             check_value(opt, getattr(req, opt.name), opt.spelled(surface))
     lang = resolve_lang(req.lang, topic)
+    for field in ("agent_a", "agent_b", "judge_agent", "model_a", "model_b", "judge_model"):
+        name = getattr(req, field)
+        if name is not None:
+            validate_name(spell(field, surface), name)
     judge_agent = req.judge_agent
     if judge_agent == AUTO:
         judge_agent = pick_judge((req.agent_a, req.agent_b), known_agents)

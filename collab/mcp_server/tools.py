@@ -27,8 +27,9 @@ _MCP_OWN: dict[str, dict[str, Any]] = {
                  "and ceiling: the server's cap (server_info limits.max_cost)."},
     "context": {"maxItems": MAX_CONTEXT_FILES, "description": "Paths of UTF-8 text files "
                 "both sides read (a design doc, a diff). Relative paths resolve against the "
-                "client's first root, else the server's working directory; every path must resolve under the "
-                "client's roots (else that directory) or the user's [mcp] allow_paths."},
+                "client's first root, else the server's working directory; every path must "
+                "resolve under the client's roots (else that directory) or the user's [mcp] "
+                "allow_paths."},
 }  # fmt: skip
 _JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean"}
 
