@@ -27,7 +27,7 @@ from collab.paths import collab_home
 from collab.runners import check_runner
 from collab.runners.probe import first_line, probe
 from collab.state import stored_runs
-from collab.store import runs_dir, storing, write_file
+from collab.store import make_private_dirs, runs_dir, storing, write_file
 
 Level = Literal["ok", "warn", "fail", "info"]
 LOW_SPACE = 10 * 1024 * 1024  # bytes: a warning below this much room in the data dir
@@ -139,7 +139,7 @@ def check_data_dir() -> Check:
     runs = home / "runs"
     try:
         with storing(runs, "create"):
-            runs.mkdir(parents=True, exist_ok=True)
+            make_private_dirs(runs)
         probe_file = runs / f".doctor-{os.getpid()}"
         write_file(probe_file, "x" * 4096)
         probe_file.unlink()

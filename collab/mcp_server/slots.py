@@ -19,7 +19,7 @@ from typing import TypeVar
 from collab.control import driver_pid
 from collab.errors import UsageError
 from collab.paths import collab_home
-from collab.store import RunDir, atomic_write, storing
+from collab.store import RunDir, atomic_write, make_private_dirs, storing
 
 LOCK_FILE = "mcp.lock"
 REGISTRY = "mcp-runs.json"
@@ -61,7 +61,7 @@ def _recorded() -> list[str]:
 def _locked() -> Iterator[None]:
     path = collab_home() / LOCK_FILE
     with storing(path, "lock"):
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        make_private_dirs(path.parent)
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)  # waits for another server's check and start
