@@ -21,7 +21,7 @@ from collab.errors import UsageError
 from collab.paths import collab_home
 from collab.store import RunDir, atomic_write, make_private_dirs, storing
 
-LOCK_FILE = "mcp.lock"
+SLOTS_LOCK = "mcp.lock"
 REGISTRY = "mcp-runs.json"
 T = TypeVar("T")
 
@@ -59,7 +59,7 @@ def _recorded() -> list[str]:
 
 @contextlib.contextmanager
 def _locked() -> Iterator[None]:
-    path = collab_home() / LOCK_FILE
+    path = collab_home() / SLOTS_LOCK
     with storing(path, "lock"):
         make_private_dirs(path.parent)
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
