@@ -95,6 +95,7 @@ class EventStream(Listener):
         self.emit(
             "turn_finished", round=turn.round_no, side=turn.side, role=turn.role_name,
             status=turn.status, duration_s=turn.meta.duration, cost_usd=turn.cost_usd,
+            cost_estimated=turn.meta.cost_estimated,
             tokens=None if usage is None else {"input": usage.input_tokens,
                                                "output": usage.output_tokens},
             new_points=[] if c is None else [p.title for p in c.new_points],

@@ -285,7 +285,8 @@ class Orchestrator:
         cap = self.cfg.max_cost
         cost = self.state.cost_usd() or 0.0
         if cap is not None and cost >= cap:
-            self._stop("budget", f"cost ${cost:.4f} reached the --max-cost cap of ${cap:g}")
+            what = "estimated cost" if self.state.cost_estimated() else "cost"
+            self._stop("budget", f"{what} ${cost:.4f} reached the --max-cost cap of ${cap:g}")
             return True
         return False
 

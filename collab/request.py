@@ -5,13 +5,14 @@ UsageError line naming the option as its surface spells it; nothing is started."
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TypeVar
 
 from collab import presets
-from collab.agents import command_spec
+from collab.agents import command_spec, load_agents
+from collab.agents.catalogue import reports_cost, spec_for
 from collab.config import AgentChoice, ContextFile, DebateConfig, Role
 from collab.errors import UsageError
 from collab.judge_pick import AUTO, pick_judge
@@ -28,6 +29,7 @@ from collab.options import (
     options_of,
     spell,
 )
+from collab.prices import load_prices, price_for
 from collab.secret_scan import ensure_no_secrets
 
 R = TypeVar("R", bound=DebateRequest)
@@ -193,6 +195,17 @@ def build_config(
         command_spec(req.agent_command)  # validates the template
         command = req.agent_command
     role_a, role_b = spell("role_a", surface), spell("role_b", surface)
+    if req.max_cost is not None:
+        seats_models = ((req.agent_a, req.model_a), (req.agent_b, req.model_b),
+                        (judge_agent, req.judge_model))  # fmt: skip
+        missing = unpriced(seats_models, command)
+        if missing:
+            raise UsageError(
+                f"{spell('max_cost', surface)} cannot bind {', '.join(missing)}: it reports no "
+                "cost and has no price; add one to config.toml, e.g. [prices] "
+                f'"{missing[0]}" = [input, output] (USD per million tokens; 0 for a local '
+                "model), or leave it off"
+            )
     if (req.role_a is None) != (req.role_b is None):
         raise UsageError(f"custom roles need both {role_a} and {role_b}")
     if req.role_a is not None and req.role_b is not None:
@@ -238,6 +251,22 @@ def build_config(
         tools=req.tools,
         opening=req.opening,
     )
+
+
+def unpriced(seats: Sequence[tuple[str, str | None]], command: str | None = None) -> list[str]:
+    """``AGENT:MODEL`` of each seat whose cost nobody knows: the agent reports none and
+    the price table has no entry (``max_cost`` could not stop it)."""
+    specs = load_agents()
+    table = load_prices()
+    out: list[str] = []
+    for agent, model in seats:
+        if agent not in specs and agent != "command":
+            continue  # an unknown agent: build_config says so
+        spec = spec_for(agent, command, specs)
+        key = f"{agent}:{model or 'default'}"
+        if not reports_cost(spec) and price_for(agent, model, table) is None and key not in out:
+            out.append(key)
+    return out
 
 
 def _choice(agent: str, model: str | None, command: str | None) -> AgentChoice:

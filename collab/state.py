@@ -101,6 +101,10 @@ class RunState:
             metas.append(self.judge.meta)
         return metas
 
+    def cost_estimated(self) -> bool:
+        """Is any part of ``cost_usd`` collab's estimate (an agent that reports none)?"""
+        return any(m.cost_estimated and m.cost_usd is not None for m in self._metas())
+
     def cost_usd(self, side: Side | None = None) -> float | None:
         known = [m.cost_usd for m in self._metas(side) if m.cost_usd is not None]
         return round(sum(known), 6) if known else None
@@ -149,6 +153,7 @@ class RunState:
             "round_ledgers": [ledger_to_dict(lg) for lg in self.round_ledgers()],
             "cost_usd": self.cost_usd(),
             "cost_usd_by_side": {"A": self.cost_usd("A"), "B": self.cost_usd("B")},
+            "cost_estimated": self.cost_estimated(),
             "tokens": asdict(self.tokens()),
         }
 

@@ -214,7 +214,8 @@ def pane_summary(res: CallResult, contract: Contract | None, error: str | None) 
     if usage is not None:
         bits.append(f"{usage.input_tokens:,} in / {usage.output_tokens:,} out tokens")
     if res.meta.cost_usd is not None:
-        bits.append(f"${res.meta.cost_usd:.4f}")
+        est = " est." if res.meta.cost_estimated else ""
+        bits.append(f"${res.meta.cost_usd:.4f}{est}")
     return " · ".join(bits)
 
 

@@ -41,6 +41,11 @@ def decoder_for(
     return DECODERS.get(output, TextDecoder)(limit, stderr_failures)
 
 
+def reports_cost(spec: AgentSpec) -> bool:
+    """Does this agent say what a turn cost (its output format carries it)?"""
+    return DECODERS.get(spec.output, TextDecoder).reports_cost
+
+
 def interpret(spec: AgentSpec, exit_code: int, stdout: str, stderr: str) -> AgentReply:
     """The reply of a finished turn of ``spec``'s agent (its decoder's ``reply``)."""
     decoder = decoder_for(spec.output, stderr_failures=spec.stderr_failures)

@@ -104,6 +104,7 @@ class ClaudeDecoder(JsonLinesDecoder):
 
     kind = "claude-json"
     user_defined = True
+    reports_cost = True
 
     def __init__(self, limit: int | None = None, stderr_failures: tuple[str, ...] = ()) -> None:
         super().__init__(limit, stderr_failures)

@@ -127,8 +127,9 @@ class DebateView:
         head = Text(f"{icon} Role {side} ({role})", style=f"bold {colour}")
         cost = ev.get("cost_usd")
         duration = float(ev.get("duration_s") or 0.0)
+        usd = cost if isinstance(cost, int | float) else None
         head.append(
-            f"  {duration:.1f}s · {fmt_cost(cost if isinstance(cost, int | float) else None)}",
+            f"  {duration:.1f}s · {fmt_cost(usd, bool(ev.get('cost_estimated')))}",
             style="dim",
         )
         if ev.get("status") != "ok":
@@ -262,7 +263,7 @@ def print_outcome(state: RunState, run_dir: RunDir, err: Console | None = None) 
         Text(
             f"run {state.run_id} · {state.stop_reason} · verdict {state.verdict()} · "
             f"{state.rounds_done()} rounds · "
-            f"cost {fmt_cost(state.cost_usd())} · saved in {run_dir.path}",
+            f"cost {fmt_cost(state.cost_usd(), state.cost_estimated())} · saved in {run_dir.path}",
             style="dim",
         )
     )

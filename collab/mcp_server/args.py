@@ -13,14 +13,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from collab.agents import load_agents
 from collab.errors import UsageError
+from collab.judge_pick import AUTO, pick_judge
 from collab.options import DebateRequest
 from collab.paths import config_table
-from collab.request import request_from
+from collab.request import request_from, unpriced
 from collab.settings import user_defaults
 
 DEFAULT_MAX_COST = 2.0  # USD per debate
 DEFAULT_MAX_CONCURRENT = 2
+DEFAULT_MAX_CALLS = 20  # agent calls per debate when no cost can be capped
 
 
 @dataclass(frozen=True)
@@ -35,9 +38,11 @@ class McpLimits:
     # secret scan on what they read); the user's own MCP servers, hooks and settings.
     allow_read_tools: bool = False
     allow_inherit_setup: bool = False
+    # Agent calls per debate (2 x rounds + the Judge) for an agent with no cost to cap.
+    max_calls: int = DEFAULT_MAX_CALLS
 
 
-_NUMBERS = ("max_cost", "max_concurrent")
+_NUMBERS = ("max_cost", "max_concurrent", "max_calls")
 _FLAGS = ("all_runs", "allow_read_tools", "allow_inherit_setup")
 _KEYS = (*_NUMBERS, *_FLAGS, "allow_paths")
 
@@ -54,6 +59,8 @@ def load_limits(path: Path | None = None) -> McpLimits:
             limits = replace(limits, max_cost=float(number))
         elif key == "max_concurrent" and isinstance(number, int) and number >= 1:
             limits = replace(limits, max_concurrent=number)
+        elif key == "max_calls" and isinstance(number, int) and number >= 1:
+            limits = replace(limits, max_calls=number)
         elif key in _NUMBERS:
             raise UsageError(f"{path}: [mcp] {key} must be a positive number, got {value!r}")
         elif key in _FLAGS:
@@ -112,6 +119,22 @@ def debate_request(
             f"max_cost {req.max_cost:g} is over this server's cap of ${cap:g} per debate "
             "(the user can raise it: max_cost in [mcp] of config.toml)"
         )
+    judge = req.judge_agent
+    if judge == AUTO:
+        judge = pick_judge((req.agent_a, req.agent_b), load_agents().keys())
+    missing = unpriced(((req.agent_a, req.model_a), (req.agent_b, req.model_b),
+                        (judge, req.judge_model)))  # fmt: skip
+    if missing:
+        # No cost to cap: the debate is bounded by its number of agent calls instead.
+        calls = 2 * req.rounds + 1
+        if calls > limits.max_calls:
+            raise UsageError(
+                f"{', '.join(missing)} reports no cost and has no price, so this debate is "
+                f"bounded by calls: {req.rounds} rounds take {calls} agent calls, over this "
+                f"server's max_calls of {limits.max_calls} (ask for fewer rounds; the user can "
+                "raise max_calls in [mcp], or price the model in [prices] of config.toml)"
+            )
+        return replace(req, max_cost=None)
     cost = cap if req.max_cost is None else min(req.max_cost, cap)
     return replace(req, max_cost=cost)
 

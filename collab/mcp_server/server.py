@@ -102,6 +102,11 @@ class CollabServer:
     async def debate_start(self, ctx: Ctx, args: Args) -> dict[str, object]:
         started, cfg = await self._start(ctx, args)
         doc = control.started_document(started, cfg)
+        if cfg.max_cost is None:
+            doc["cost_note"] = (
+                "an agent of this debate reports no cost and has no price: it is bounded by "
+                f"its {cfg.rounds} rounds (at most max_calls agent calls) instead of max_cost"
+            )
         doc["next"] = (
             f"The debate runs now (minutes). Poll debate_status with run_id {started.run_id} "
             "every 20-60 seconds; once its phase is finished or stopped, call debate_result."
@@ -215,6 +220,7 @@ class CollabServer:
             "limits": {
                 "max_cost": limits.max_cost,
                 "max_concurrent": limits.max_concurrent,
+                "max_calls": limits.max_calls,
                 "all_runs": limits.all_runs,
                 "allow_paths": list(limits.allow_paths),
                 "allow_read_tools": limits.allow_read_tools,

@@ -111,6 +111,7 @@ RESULT = _doc(
             "required": ["markdown", "fallback"],
         },
         "cost_usd": _NUM_OR_NULL,
+        "cost_estimated": {"type": "boolean"},
         "cost_usd_by_role": {
             "type": "object",
             "properties": {"A": _NUM_OR_NULL, "B": _NUM_OR_NULL},
@@ -427,6 +428,7 @@ STATUS = _doc(
         "elapsed_s": {"type": "number", "minimum": 0},
         "remaining_s": {**_NUM_OR_NULL, "description": "estimated; null when not running"},
         "cost_usd": _NUM_OR_NULL,
+        "cost_estimated": {"type": "boolean"},
         "max_cost": _NUM_OR_NULL,
         "error": _STR_OR_NULL,
         "attach": _STR_OR_NULL,
@@ -449,6 +451,7 @@ SERVER = _doc(
             "properties": {
                 "max_cost": {"type": "number", "exclusiveMinimum": 0},
                 "max_concurrent": {"type": "integer", "minimum": 1},
+                "max_calls": {"type": "integer", "minimum": 1},
                 "all_runs": {"type": "boolean"},
                 "allow_paths": {"type": "array", "items": {"type": "string"}},
                 "allow_read_tools": {"type": "boolean"},
