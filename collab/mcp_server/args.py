@@ -98,7 +98,11 @@ def debate_request(
             "MCP (configure an [agents.NAME] in config.toml)"
         )
     if "context" in given:
-        _check_paths(req.context, [*(roots or [root]), *limits.allow_paths])
+        shown = given["context"]
+        named = [shown] if isinstance(shown, str) else list(req.context)
+        if isinstance(shown, list) and len(shown) == len(req.context):
+            named = [str(p) for p in shown]
+        _check_paths(named, req.context, [*(roots or [root]), *limits.allow_paths])
     if "runner" not in given:
         req = replace(req, runner="subprocess")
     if req.tools == "read" and not limits.allow_read_tools:
@@ -139,14 +143,15 @@ def debate_request(
     return replace(req, max_cost=cost)
 
 
-def _check_paths(paths: Sequence[str], allowed: Sequence[Path | str]) -> None:
-    """Each context path, symlinks followed, inside one of the ``allowed`` folders."""
+def _check_paths(named: Sequence[str], paths: Sequence[str], allowed: Sequence[Path | str]) -> None:
+    """Each context path, symlinks followed, inside one of the ``allowed`` folders;
+    ``named``: the paths as the caller gave them, for the message."""
     folders = [os.path.realpath(Path(a).expanduser()) for a in allowed]
-    for path in paths:
+    for shown, path in zip(named, paths, strict=True):
         real = os.path.realpath(Path(path).expanduser())
         if not any(os.path.commonpath([f, real]) == f for f in folders):
             raise UsageError(
-                f"context {path} resolves to {real}, outside the client's roots "
+                f"context {shown} resolves to {real}, outside the client's roots "
                 f"({', '.join(folders)}); the user can allow a folder with allow_paths in "
                 "[mcp] of config.toml"
             )
