@@ -156,17 +156,38 @@ class Turns:
         labels: Labels,
     ) -> JudgeAnswer:
         prompt = self.prompts.judge(self.cfg, ledger, history, stop_reason, labels)
-        res = caller.call(
-            "judge", self.cfg.judge, prompt, self.cfg.judge_timeout,
-            on_retry=lambda why, d: self.ui.warning(f"the judge: {why}, retrying once ({d})"),
-            title="⚖ The Judge", on_text=self.ui.judge_output, text_limit=JUDGE_TEXT_CAP,
-        )  # fmt: skip
-        caller.summarize(res, f"{res.status} · {res.meta.duration:.1f}s")
+        res = self._call_judge(caller, "judge", prompt)
         if res.status != "ok":
             self.ui.warning(f"the judge failed ({res.meta.error}); summarising from the ledger")
             return JudgeAnswer(None, None, res.meta)
         raw = cap(res.reply.text, JUDGE_TEXT_CAP)
+        missing = judging.missing_sections(raw, ledger)
+        if missing:  # a failed Judge: one retry naming what was missing
+            names = judging.section_names(missing, self.cfg.lang)
+            self.ui.warning(f"the judge's answer has no {names} section; asking once more")
+            again = self._call_judge(
+                caller, "judge-fix", prompt + judging.retry_note(missing, self.cfg.lang)
+            )
+            meta = judging.merged_meta(res.meta, again.meta)
+            if again.status == "ok":
+                raw = cap(again.reply.text, JUDGE_TEXT_CAP)
+                missing = judging.missing_sections(raw, ledger)
+            if again.status != "ok" or missing:
+                left = judging.section_names(missing, self.cfg.lang) if missing else None
+                why = f"still no {left} section" if left else f"failed ({again.meta.error})"
+                self.ui.warning(f"the judge's answer {why}; summarising from the ledger")
+                return JudgeAnswer(None, raw, meta)
+            return JudgeAnswer(judging.finish(raw, labels, ledger, self.cfg.lang), raw, meta)
         return JudgeAnswer(judging.finish(raw, labels, ledger, self.cfg.lang), raw, res.meta)
+
+    def _call_judge(self, caller: AgentCaller, sid: str, prompt: str) -> CallResult:
+        res = caller.call(
+            sid, self.cfg.judge, prompt, self.cfg.judge_timeout,
+            on_retry=lambda why, d: self.ui.warning(f"the judge: {why}, retrying once ({d})"),
+            title="⚖ The Judge", on_text=self.ui.judge_output, text_limit=JUDGE_TEXT_CAP,
+        )  # fmt: skip
+        caller.summarize(res, f"{res.status} · {res.meta.duration:.1f}s")
+        return res
 
 
 def pane_summary(res: CallResult, contract: Contract | None, error: str | None) -> str:
