@@ -20,7 +20,7 @@ from collab.report import SCHEMAS
 from collab.state import load_state
 from collab.store import RunDir
 from tests.conftest import FakeAgent, contract_block
-from tests.helpers import wait_until
+from tests.helpers import JUDGE_REST, wait_until
 
 ROLE_A = "(Role A) in a structured debate"
 ROLE_B = "(Role B) in a structured debate"
@@ -43,7 +43,7 @@ def collab(*args: str, stdin: str | None = None, cwd: Path | None = None, timeou
 
 def script(fake: FakeAgent, *, b: object = None, match: str | None = None) -> None:
     rules: list[dict[str, Any]] = [
-        {"match": [JUDGE], "replies": ["## TL;DR\n- scripted"]},
+        {"match": [JUDGE], "replies": ["## TL;DR\n- scripted" + JUDGE_REST]},
         {"match": [ROLE_A], "replies": ["A speaks." + contract_block(new=[("S", "e")])]},
         {"match": [ROLE_B], "replies": b or ["B speaks." + contract_block()]},
     ]

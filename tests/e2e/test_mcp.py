@@ -22,13 +22,13 @@ from collab.state import load_state
 from collab.store import RunDir
 from tests.conftest import FakeAgent, contract_block
 from tests.e2e.mcp_client import call, doc_of, mcp_session, poll, text_of
-from tests.helpers import wait_until
+from tests.helpers import JUDGE_REST, wait_until
 
 ROLE_A = "(Role A) in a structured debate"
 ROLE_B = "(Role B) in a structured debate"
 JUDGE = "neutral judge"
 TOPIC = "JWT vs sessions"
-VERDICT = "## TL;DR\n- the judge's scripted verdict"
+VERDICT = "## TL;DR\n- the judge's scripted verdict" + JUDGE_REST
 TOOLS = {
     "debate_start", "debate_status", "debate_result", "debate_cancel", "debate",
     "runs_list", "presets_list", "server_info",

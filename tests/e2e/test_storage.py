@@ -38,13 +38,14 @@ from tests.e2e.test_debate_tmux import (
     turn_rule,
     wait_for_calls,
 )
+from tests.helpers import JUDGE_REST
 
 Mount = Callable[..., Path]
 # The fake agent as a ``command`` agent: no config.toml needed in the data dir under test.
 AGENT = shlex.join([sys.executable, str(FAKE_AGENT), "--format", "text"])
 RUN = ["--agent", "command", "--agent-command", AGENT, "--runner", "subprocess"]
 FAST = ["--timeout", "30", "--judge-timeout", "30", "--opening", "sequential"]
-JUDGE = judge_rule("## TL;DR\n- STORAGE-JUDGE")
+JUDGE = judge_rule("## TL;DR\n- STORAGE-JUDGE" + JUDGE_REST)
 KEEP_OPEN = say("keeps arguing", stances=[("I1", "contest", "still disagree")])
 
 
