@@ -20,7 +20,7 @@ from collab.agents import (
     resolve_binary,
     spec_for,
 )
-from collab.agents.catalogue import interpret, stored_login
+from collab.agents.catalogue import certainly_logged_out, interpret, stored_login
 from collab.config import DebateConfig
 from collab.errors import PrerequisiteError, StorageError
 from collab.paths import collab_home
@@ -33,12 +33,22 @@ Level = Literal["ok", "warn", "fail", "info"]
 LOW_SPACE = 10 * 1024 * 1024  # bytes: a warning below this much room in the data dir
 
 
-def check_prerequisites(cfg: DebateConfig) -> None:
-    """Fail before anything starts when tmux or an agent CLI is missing."""
+def check_prerequisites(cfg: DebateConfig, env: Mapping[str, str] | None = None) -> None:
+    """Fail before anything starts when tmux or an agent CLI is missing, or an agent is
+    certainly not logged in (where we cannot tell, the first call finds out)."""
     agents = load_agents()
-    for choice in (cfg.agent_a, cfg.agent_b, cfg.judge):
-        resolve_binary(spec_for(choice.agent, choice.command, agents))
+    env = os.environ if env is None else env
+    seats = [
+        (c, spec_for(c.agent, c.command, agents)) for c in (cfg.agent_a, cfg.agent_b, cfg.judge)
+    ]
+    for _, spec in seats:
+        resolve_binary(spec)
     check_runner(cfg.runner)
+    for choice, spec in seats:
+        if choice.command is None and certainly_logged_out(choice.agent, env):
+            raise PrerequisiteError(
+                f"{choice.agent}: no login or API key found", hint=spec.login_hint or None
+            )
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, replace
 
-from collab.agents.replies import sum_usage
+from collab.agents.decoding import sum_usage
 from collab.labels import Labels, first_side
 from collab.lang import Lang
 from collab.ledger import Ledger

@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 import pytest
 
-from collab.agents.replies import Usage
+from collab.agents.decoding import Usage
 from collab.config import DebateConfig, Role
 from collab.contract import Contract, NewPoint, StanceUpdate
 from collab.judging import (
