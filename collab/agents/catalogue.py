@@ -67,9 +67,7 @@ def stored_login(agent: str, env: Mapping[str, str]) -> str | None:
     return family.login(env)
 
 
-def certainly_logged_out(
-    agent: str, env: Mapping[str, str], platform: str = sys.platform
-) -> bool:
+def certainly_logged_out(agent: str, env: Mapping[str, str], platform: str = sys.platform) -> bool:
     """True only when the agent surely has no login, so a run would fail on its first
     call: the claude CLI off macOS (no keychain) with no key, token, cloud switch,
     gateway, stored credentials or settings that could hold one. Anything else is
