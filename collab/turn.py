@@ -161,7 +161,8 @@ class Turns:
             self.ui.warning(f"the judge failed ({res.meta.error}); summarising from the ledger")
             return JudgeAnswer(None, None, res.meta)
         raw = cap(res.reply.text, JUDGE_TEXT_CAP)
-        missing = judging.missing_sections(raw, ledger)
+        # Judged by its sections, wherever they are: never by its length.
+        missing = judging.missing_sections(res.reply.text, ledger)
         if missing:  # a failed Judge: one retry naming what was missing
             names = judging.section_names(missing, self.cfg.lang)
             self.ui.warning(f"the judge's answer has no {names} section; asking once more")
@@ -171,7 +172,7 @@ class Turns:
             meta = judging.merged_meta(res.meta, again.meta)
             if again.status == "ok":
                 raw = cap(again.reply.text, JUDGE_TEXT_CAP)
-                missing = judging.missing_sections(raw, ledger)
+                missing = judging.missing_sections(again.reply.text, ledger)
             if again.status != "ok" or missing:
                 left = judging.section_names(missing, self.cfg.lang) if missing else None
                 why = f"still no {left} section" if left else f"failed ({again.meta.error})"

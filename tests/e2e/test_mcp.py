@@ -231,7 +231,8 @@ def test_blocking_debate_reports_progress_per_turn(fake_agent: FakeAgent) -> Non
 
 
 def test_client_gone_mid_debate_the_debate_finishes(fake_agent: FakeAgent) -> None:
-    script(fake_agent, b=[{"text": "B." + contract_block(), "sleep": 1.0}])
+    gate = fake_agent.dir / "let-b-answer"  # B answers only once the client is gone
+    script(fake_agent, b=[{"text": "B." + contract_block(), "wait_file": str(gate)}])
     box: dict[str, str] = {}
 
     async def go() -> None:
@@ -256,6 +257,7 @@ def test_client_gone_mid_debate_the_debate_finishes(fake_agent: FakeAgent) -> No
     anyio.run(go)
     run_dir = RunDir(box["run_id"])
     assert load_state(run_dir).status != "done"
+    gate.touch()
     assert wait_until(lambda: load_state(run_dir).status == "done", timeout=60)
     assert load_state(run_dir).judge is not None
 
