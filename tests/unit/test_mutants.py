@@ -91,7 +91,21 @@ def test_same_text_at_the_threshold_counts() -> None:
 
 def test_same_text_does_not_junk_frequent_characters() -> None:
     """Over 200 characters difflib's autojunk would call a lightly edited text new."""
-    words = ["the", "cache", "adds", "an", "invalidation", "bug", "class", "and", "p99", "gain", "is", "not", "measured"]
+    words = [
+        "the",
+        "cache",
+        "adds",
+        "an",
+        "invalidation",
+        "bug",
+        "class",
+        "and",
+        "p99",
+        "gain",
+        "is",
+        "not",
+        "measured",
+    ]
     rng = random.Random(1)
     a = [rng.choice(words) for _ in range(60)]
     b = [("zz" + w if i % 5 == 0 else w) for i, w in enumerate(a)]
