@@ -149,3 +149,49 @@ def test_no_round_held_is_not_an_empty_ledger_story() -> None:
 def test_truncate_to_one_character_is_the_ellipsis() -> None:
     assert truncate("abc", 1) == "…" and truncate("a", 1) == "a" and truncate("abc", 0) == ""
     assert md_cell("ab|cdef", 4) == "ab\\|…"
+
+
+# -- prompt views -----------------------------------------------------------------------------
+
+
+def test_older_replies_are_an_excerpt_of_a_fifth_at_least_200() -> None:
+    from collab.config import DebateConfig, Role
+    from collab.prompt_views import older_reply_cap
+
+    def cfg(n: int) -> DebateConfig:
+        return DebateConfig("T", Role("A", "a", "a"), Role("B", "b", "b"), max_chars=n)
+
+    assert [older_reply_cap(cfg(n)) for n in (500, 1000, 1500)] == [200, 200, 300]
+
+
+def test_issue_rows_live_and_stale() -> None:
+    from collab.prompt_views import ELIDED, issue_row, live_ledger_rows
+
+    long = Issue("I" + "9" * 20, "t" * 130, "A", "open", "a" * 100, "b" * 100, 1, 1)
+
+    def cut(text: str, n: int) -> str:
+        return f"{text[:n]}…[truncated {len(text) - n} chars]"
+
+    live = issue_row(long, 80)
+    assert (live.id, live.title) == (cut(long.id, 16), cut(long.title, 120))
+    assert (live.evidence_a, live.evidence_b) == (cut("a" * 100, 80), cut("b" * 100, 80))
+    stale = issue_row(long, 0)
+    assert stale.title == cut(long.title, 80)
+    assert (stale.evidence_a, stale.evidence_b) == (ELIDED, ELIDED)
+    ledger = Ledger(
+        (
+            Issue("I1", "t", "A", "open", "ea", "eb", 1, 3),  # argued in the last round
+            Issue("I2", "t", "A", "open", "ea", "eb", 1, 2),  # two rounds back: stale
+            Issue("I3", "t", "A", "resolved", "ea", "eb", 1, 4),  # closed: stale
+        )
+    )
+    rows = live_ledger_rows(ledger, 4)
+    assert [r.evidence_a for r in rows] == ["ea", ELIDED, ELIDED]
+
+
+def test_turn_rows() -> None:
+    from collab.prompt_views import TurnView, turn_rows
+
+    (row,) = turn_rows([TurnView(2, "B", "Critic  of\nthings", "   ", "s" * 25)], 50)
+    assert (row.round_no, row.side, row.name, row.prose) == (2, "B", "Critic of things", "(empty)")
+    assert row.status == "s" * 20 + "…[truncated 5 chars]"
