@@ -195,3 +195,26 @@ def test_turn_rows() -> None:
     (row,) = turn_rows([TurnView(2, "B", "Critic  of\nthings", "   ", "s" * 25)], 50)
     assert (row.round_no, row.side, row.name, row.prose) == (2, "B", "Critic of things", "(empty)")
     assert row.status == "s" * 20 + "…[truncated 5 chars]"
+
+
+# -- secret scan --------------------------------------------------------------------------------
+
+
+def test_a_dotenv_named_with_a_trailing_slash_is_still_refused() -> None:
+    from collab.secret_scan import sensitive_name
+
+    assert sensitive_name("/srv/app/.env/") == "a dotenv file"
+    assert sensitive_name("/srv/app/.env.sample/") is None
+
+
+def test_summarize_shows_three_then_counts_the_rest() -> None:
+    from collab.secret_scan import Finding, summarize
+
+    def findings(n: int) -> list[Finding]:
+        return [
+            Finding(f"context file f{i}", "looks like a secret: Secret Keyword") for i in range(n)
+        ]
+
+    three, four = summarize(findings(3)), summarize(findings(4))
+    assert "f2 (Secret Keyword)" in three and "more" not in three
+    assert "f2 (Secret Keyword); and 1 more" in four and "f3" not in four
