@@ -218,3 +218,19 @@ def test_summarize_shows_three_then_counts_the_rest() -> None:
     three, four = summarize(findings(3)), summarize(findings(4))
     assert "f2 (Secret Keyword)" in three and "more" not in three
     assert "f2 (Secret Keyword); and 1 more" in four and "f3" not in four
+
+
+def test_the_contract_example_names_an_open_issue_first() -> None:
+    from collab.prompt_views import contract_view
+
+    closed_first = Ledger(
+        (
+            Issue("I1", "t", "A", "resolved", "", "", 1, 1),
+            Issue("I2", "t", "A", "open", "", "", 1, 1),
+        )
+    )
+    assert contract_view(closed_first).example_id == "I2"
+    assert contract_view(Ledger(closed_first.issues[:1])).example_id == "I1"
+    assert contract_view(Ledger()).example_id == "I1" and contract_view(Ledger()).ids == ()
+    long_id = Ledger((Issue("I" + "1" * 20, "t", "A", "open", "", "", 1, 1),))
+    assert contract_view(long_id).ids == ("I" + "1" * 15 + "…[truncated 5 chars]",)
