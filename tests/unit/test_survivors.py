@@ -202,3 +202,11 @@ def test_well_formed_replaces_lone_surrogates_only() -> None:
     assert well_formed("a\ud800b\udfffc") == "a\ufffdb\ufffdc"
     assert well_formed("emoji 😀 stays") == "emoji 😀 stays"
     assert well_formed("plain") == "plain"
+
+
+@pytest.mark.parametrize(("item", "kind"), [(5, "a number"), ("I1", "a string"), ([], "a list")])
+def test_an_item_that_is_no_object_is_named_by_its_kind(item: object, kind: str) -> None:
+    parsed = parse(block({"new_points": [item], "stances": [item]}), IDS)
+    assert parsed.contract is None and parsed.error is not None
+    assert f"new_points[0] (an object was expected, not {kind})" in parsed.error
+    assert f"stances[0] (an object was expected, not {kind})" in parsed.error
