@@ -231,6 +231,10 @@ def test_the_contract_example_names_an_open_issue_first() -> None:
     )
     assert contract_view(closed_first).example_id == "I2"
     assert contract_view(Ledger(closed_first.issues[:1])).example_id == "I1"
-    assert contract_view(Ledger()).example_id == "I1" and contract_view(Ledger()).ids == ()
+    empty = contract_view(Ledger())
+    assert (empty.example_id, empty.ids) == ("I1", ())
+    caps = (empty.max_new_points, empty.max_title_chars, empty.max_evidence_chars,
+            empty.max_abstain_chars)  # fmt: skip
+    assert caps == (5, 120, 600, 300)
     long_id = Ledger((Issue("I" + "1" * 20, "t", "A", "open", "", "", 1, 1),))
     assert contract_view(long_id).ids == ("I" + "1" * 15 + "…[truncated 5 chars]",)

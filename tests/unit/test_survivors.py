@@ -210,3 +210,63 @@ def test_an_item_that_is_no_object_is_named_by_its_kind(item: object, kind: str)
     assert parsed.contract is None and parsed.error is not None
     assert f"new_points[0] (an object was expected, not {kind})" in parsed.error
     assert f"stances[0] (an object was expected, not {kind})" in parsed.error
+
+
+# -- where the contract is: blocks and bare objects (mutmut survivors) ------------------------
+
+POINT = {"new_points": [{"title": "T", "evidence": "e"}]}
+FOUND = Contract((NewPoint("T", "e"),))
+
+
+def test_kind_of_names_every_json_kind() -> None:
+    from collab.contract import kind_of
+
+    kinds = [kind_of(v) for v in (None, True, 5, 1.5, "x", [], {})]
+    assert kinds == ["null", "a boolean", "a number", "a number", "a string", "a list",
+                     "an object"]  # fmt: skip
+
+
+def test_an_untagged_block_counts_only_when_it_holds_an_object() -> None:
+    text = parse("Prose.\n```\nplain text, no json\n```", IDS)
+    assert (text.contract, text.error) == (None, "no json block found at the end of the reply")
+    spaced = parse(f"Prose.\n```\n\n   {json.dumps(POINT)}\n```", IDS)
+    assert spaced.contract == FOUND
+
+
+def test_a_bare_object_alone_or_after_prose_on_the_same_line() -> None:
+    assert parse(json.dumps(POINT), IDS).contract == FOUND
+    assert parse(f"Here it is: {json.dumps(POINT)}", IDS).contract == FOUND
+    after_braces = parse(f"Prose {{x}} and {{y: 1}} then: {json.dumps(POINT)}", IDS)
+    assert after_braces.contract == FOUND
+    long = parse("word " * 5_000 + "\n" + json.dumps(POINT), IDS)
+    assert long.contract == FOUND and long.prose.startswith("word word")
+
+
+def test_a_broken_bare_object_is_repaired_only_from_a_line_start() -> None:
+    broken = '{"new_points": [{"title": "T", "evidence": "e"},],}'
+    assert parse(f"Prose {{x\n{broken}", IDS).contract == FOUND
+    assert parse(f"Prose: {broken}", IDS).contract is None
+
+
+def test_a_bare_object_without_contract_keys_is_no_contract() -> None:
+    for reply in ('Prose\n{"timeout": 30}', 'Prose\n{"timeout": 30,}'):
+        parsed = parse(reply, IDS)
+        assert (parsed.contract, parsed.error) == (
+            None, "no json block found at the end of the reply"
+        )  # fmt: skip
+
+
+def test_the_warnings_name_what_was_dropped_and_ignored() -> None:
+    one = parse(block({**POINT, "foo": 1}), IDS)
+    assert one.warnings == ("unknown key ignored: foo",)
+    two = parse(
+        block({"new_points": [{"evidence": "no title"}, {"title": "T", "evidence": "e"}],
+               "stances": 5, "foo": 1, "bar": 2}),
+        IDS,
+    )  # fmt: skip
+    assert two.contract == FOUND
+    assert two.warnings == (
+        "unknown keys ignored: foo, bar",
+        "dropped stances (a list was expected, not a number); new_points[0] (no title)",
+    )
+    assert (two.sent, two.kept) == (2, 1)
