@@ -67,7 +67,7 @@ def test_abstain_beside_valid_stances_keeps_the_stances() -> None:
            "abstain": "no view"}  # fmt: skip
     parsed = parse(block(doc), IDS)
     assert parsed.contract == Contract(stances=(StanceUpdate("I1", "agree", "convinced"),))
-    assert "abstain (ignored: the block has points or stances)" in parsed.warnings[-1]
+    assert parsed.warnings == ("dropped abstain (ignored: the block has points or stances)",)
     alone = parse(block({"abstain": "no view", "stances": []}), IDS)
     assert alone.contract == Contract(abstain="no view")
 
@@ -270,3 +270,19 @@ def test_the_warnings_name_what_was_dropped_and_ignored() -> None:
         "dropped stances (a list was expected, not a number); new_points[0] (no title)",
     )
     assert (two.sent, two.kept) == (2, 1)
+
+
+def test_what_is_said_when_nothing_was_usable() -> None:
+    bad_abstain = parse(block({"abstain": 5}), IDS)
+    why = "abstain (a reason string was expected, not a number)"
+    assert (bad_abstain.contract, bad_abstain.error) == (None, why)
+    assert bad_abstain.warnings == (f"dropped {why}",)
+    assert (bad_abstain.sent, bad_abstain.kept) == (0, 0)
+    bad_list = parse(block({"stances": "I1"}), IDS)
+    assert bad_list.error == "stances (a list was expected, not a string)"
+    two = parse(block({"new_points": [{"title": ""}, 7]}), IDS)
+    assert two.error == (
+        "nothing in the json block was usable: new_points[0] (no title); "
+        "new_points[1] (an object was expected, not a number)"
+    )
+    assert (two.sent, two.kept) == (2, 0)
