@@ -95,10 +95,6 @@ class Ledger:
     issues: tuple[Issue, ...] = ()
 
 
-def other(side: Side) -> Side:
-    return "B" if side == "A" else "A"
-
-
 def _with_evidence(issue: Issue, side: Side, evidence: str) -> Issue:
     # An empty evidence string means "nothing new", never "forget what I said".
     if not evidence:
