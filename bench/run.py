@@ -13,6 +13,7 @@ Benches (see each module's docstring for exactly what is measured):
   prompts   rendered prompt size per round of a 7-round debate with a realistic ledger
   batch     batch scaling at --parallel 1/2/4/8 (agent sleeps 1 s per turn), peak RSS
   startup   ``collab --help`` wall time (this environment and a clean venv), import costs
+  cpu       CPU time of --version, list --json, status --json, --help: ratios to typer's import
   claude    the real ``claude`` binary against FakeAnthropic: CLI start-up vs our overhead
   tokens    real ``claude``: input tokens per call beyond our prompt and a debate's cost,
             the first release's argv vs the built-in one
@@ -44,7 +45,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench import batch, blind, claude, detect, overhead, prompts, salvage, startup, stream, tokens
+from bench import (
+    batch,
+    blind,
+    claude,
+    cpu,
+    detect,
+    overhead,
+    prompts,
+    salvage,
+    startup,
+    stream,
+    tokens,
+)
 from bench.env import REPO, RESULTS_DIR, BenchEnv, Ctx, Mode
 from bench.results import BenchResult, Row
 
@@ -54,6 +67,7 @@ BENCHES: dict[str, Callable[[Ctx], BenchResult]] = {
     "prompts": prompts.run,
     "batch": batch.run,
     "startup": startup.run,
+    "cpu": cpu.run,
     "claude": claude.run,
     "tokens": tokens.run,
     "stream": stream.run,

@@ -25,7 +25,7 @@ from collab.agents.catalogue import decoder_for, interpret
 from collab.agents.decoding import AgentReply, Usage, sum_usage
 from collab.config import AgentChoice
 from collab.errors import LoginFailed
-from collab.runners.base import OutputHook, Runner, TurnCancelled, TurnJob
+from collab.runners.base import OutputHook, Runner, TurnJob
 from collab.runners.turnfiles import TurnDir
 from collab.turns import AgentMeta, TurnStatus
 
@@ -55,15 +55,15 @@ class AgentCaller:
         agents: Mapping[str, AgentSpec],
         base_env: Mapping[str, str] | None = None,
         setup: AgentSetup = "lean",
-        cancel: threading.Event | None = None,
+        binaries: Mapping[str, str] | None = None,
     ) -> None:
+        """``binaries``: agent name → executable, already resolved for this run."""
         self.runner = runner
         self.setup: AgentSetup = setup
-        self.cancel = cancel
         self.tdir = tdir
         self.agents = agents
         self.base_env = dict(os.environ if base_env is None else base_env)
-        self._binaries: dict[str, str] = {}
+        self._binaries: dict[str, str] = dict(binaries or {})
 
     def with_runner(self, runner: Runner) -> AgentCaller:
         """The same caller on another runner (a turn running at the same time)."""
@@ -89,9 +89,11 @@ class AgentCaller:
         tools: ToolSet = "none",
         on_text: TextHook | None = None,
         text_limit: int | None = None,
+        cancel: threading.Event | None = None,
     ) -> CallResult:
         """One turn: up to ``attempts`` calls. ``on_text`` gets the reply as it is written
-        (decoded from the agent's stream, capped at ``text_limit``) and the elapsed time."""
+        (decoded from the agent's stream, capped at ``text_limit``) and the elapsed time;
+        ``cancel`` set ends the call (the runner raises TurnCancelled)."""
         spec = spec_for(choice.agent, choice.command, self.agents)
         binary = self.binary(spec)
         env = tuple(sorted(build_env(spec, self.base_env).items()))
@@ -120,7 +122,8 @@ class AgentCaller:
                 title=title if n == 1 else f"{title} (attempt {n})",
                 output=spec.output,
                 text_limit=text_limit,
-                on_output=_text_hook(spec.output, on_text, text_limit, self.cancel),
+                on_output=_text_hook(spec.output, on_text, text_limit),
+                cancel=cancel,
             )
             result = self.runner.run(job)
             total += result.duration
@@ -169,18 +172,13 @@ class AgentCaller:
         self.tdir.write_summary(result.step, text)
 
 
-def _text_hook(
-    output: str, on_text: TextHook | None, limit: int | None, cancel: threading.Event | None
-) -> OutputHook | None:
-    if on_text is None and cancel is None:
+def _text_hook(output: str, on_text: TextHook | None, limit: int | None) -> OutputHook | None:
+    if on_text is None:
         return None
     decoder = decoder_for(output, limit)
 
     def hook(chunk: str, elapsed: float) -> None:
-        if cancel is not None and cancel.is_set():
-            raise TurnCancelled
-        if on_text is not None:
-            on_text(decoder.feed(chunk) if chunk else "", elapsed)
+        on_text(decoder.feed(chunk) if chunk else "", elapsed)
 
     return hook
 

@@ -15,7 +15,6 @@ from collections.abc import Callable
 
 from collab.doctor import check_prerequisites
 from collab.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, CollabError
-from collab.events import Listener
 from collab.orchestrator import drive
 from collab.state import load_state
 from collab.store import RunDir
@@ -38,8 +37,8 @@ def drive_one(argv: list[str], prog: str, go: Callable[[], bool] | None = None) 
             return EXIT_OK
         if state.status == "done":
             return EXIT_OK
-        check_prerequisites(state.config)
-        state = drive(state, run_dir, Listener(), resumed=state.status != "pending")
+        ready = check_prerequisites(state.config)
+        state = drive(state, run_dir, ready, resumed=state.status != "pending")
     except CollabError as exc:
         sys.stderr.write(f"collab: {exc}\n")
         return exc.exit_code

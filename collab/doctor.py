@@ -33,22 +33,38 @@ Level = Literal["ok", "warn", "fail", "info"]
 LOW_SPACE = 10 * 1024 * 1024  # bytes: a warning below this much room in the data dir
 
 
-def check_prerequisites(cfg: DebateConfig, env: Mapping[str, str] | None = None) -> None:
+@dataclass(frozen=True)
+class Ready:
+    """What the checks found, handed to the run: the agent catalogue and each seat's
+    binary, loaded and resolved once per run."""
+
+    agents: Mapping[str, AgentSpec]
+    binaries: Mapping[str, str]  # agent name → absolute path
+
+
+def check_prerequisites(
+    cfg: DebateConfig,
+    agents: Mapping[str, AgentSpec] | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Ready:
     """Fail before anything starts when tmux or an agent CLI is missing, or an agent is
-    certainly not logged in (where we cannot tell, the first call finds out)."""
-    agents = load_agents()
+    certainly not logged in (where we cannot tell, the first call finds out). ``agents``:
+    the catalogue already loaded (None: load it)."""
+    known = load_agents() if agents is None else agents
     env = os.environ if env is None else env
     seats = [
-        (c, spec_for(c.agent, c.command, agents)) for c in (cfg.agent_a, cfg.agent_b, cfg.judge)
+        (c, spec_for(c.agent, c.command, known)) for c in (cfg.agent_a, cfg.agent_b, cfg.judge)
     ]
+    binaries: dict[str, str] = {}
     for _, spec in seats:
-        resolve_binary(spec)
+        binaries[spec.name] = resolve_binary(spec)
     check_runner(cfg.runner)
     for choice, spec in seats:
         if choice.command is None and certainly_logged_out(choice.agent, env):
             raise PrerequisiteError(
                 f"{choice.agent}: no login or API key found", hint=spec.login_hint or None
             )
+    return Ready(known, binaries)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,8 @@
-"""The debate loop and nothing else: it calls the pieces and tells a Listener what happened."""
+"""The debate loop and nothing else: it calls the pieces and tells a Listener what happened.
+
+Each turn gets one :class:`TurnContext` built here (the budget's deadline, the run dir for
+its reply, the listener, the cancel flag); nothing below calls back up.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from collab import convergence, report
-from collab.agents import AgentSpec, load_agents, spec_for
+from collab.agents import AgentSpec, spec_for
 from collab.caller import AgentCaller
 from collab.config import DebateConfig
+from collab.doctor import Ready
 from collab.errors import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
@@ -25,6 +30,8 @@ from collab.eventlog import EventStream, JsonlFile, Sink, last_seq
 from collab.events import Fanout, Listener, Locked
 from collab.judging import labels_for
 from collab.labels import first_side
+from collab.ledger import Ledger
+from collab.ledger_summary import fallback_summary
 from collab.parallel import hold_signals, run_parallel, sigterm_as_interrupt
 from collab.prompts import Prompts, TurnView
 from collab.request import context_drift
@@ -34,12 +41,13 @@ from collab.runners.turnfiles import TurnDir, reap_stale, stop_agents
 from collab.seats import Side
 from collab.state import Angle, Judge, RunState
 from collab.store import RunDir
-from collab.turn import JudgeAnswer, Turns
+from collab.turn_taking import Clock, JudgeAnswer, TurnContext, Turns
 from collab.turns import TurnRecord
 
 SIDES: tuple[Side, Side] = ("A", "B")
+# What a turn's prompt shows of the debate so far: the ledger and the turns.
+Seen = tuple[Ledger, list[TurnView]]
 EVENTS_FILE = "events.jsonl"
-REPLIES_DIR = "replies"
 
 
 @dataclass(frozen=True)
@@ -49,6 +57,8 @@ class Outcome:
 
 
 class Orchestrator:
+    ui: Listener  # the listener and the event stream, one event at a time (set by run)
+
     def __init__(
         self,
         state: RunState,
@@ -57,23 +67,26 @@ class Orchestrator:
         agents: Mapping[str, AgentSpec],
         runner_factory: RunnerFactory,
         listener: Listener | None = None,
+        binaries: Mapping[str, str] | None = None,
         env: Mapping[str, str] | None = None,
         resumed: bool = False,
         event_sinks: Sequence[Sink] = (),
+        clock: Clock = time.monotonic,
     ) -> None:
         self.state = state
         self.cfg: DebateConfig = state.config
         self.run_dir = run_dir
         self.agents = agents
         self.runner_factory = runner_factory
-        self.listener = listener or Listener()
-        self.ui: Listener = self.listener
+        self.listener = listener
+        self.binaries = binaries
         self.event_sinks = tuple(event_sinks)
         self.env = env
         self.resumed = resumed
         self.prompts = Prompts(self.cfg.lang)
-        self.turns = Turns(self.cfg, self.prompts, self.ui, self._timeout, self._keep_reply)
-        self._started = time.monotonic()
+        self.turns = Turns(self.cfg, self.prompts)
+        self.clock = clock
+        self._started = clock()
         self._lock = threading.RLock()
         # Set on Ctrl-C/SIGTERM so that turns running on worker threads stop their agents.
         self._cancel = threading.Event()
@@ -91,8 +104,8 @@ class Orchestrator:
             log = self._log = JsonlFile(events_path)
             stream = EventStream(log, *self.event_sinks, first_seq=last_seq(events_path))
             # Turns of a blind round report from worker threads: one event at a time.
-            self.ui = Locked(Fanout(self.listener, stream))
-            self.turns.ui = self.ui
+            ui = stream if self.listener is None else Fanout(self.listener, stream)
+            self.ui = Locked(ui)
             try:
                 return self._run()
             finally:
@@ -108,7 +121,7 @@ class Orchestrator:
         try:
             runner = self.runner_factory(tdir, self.state.run_id)
             caller = AgentCaller(
-                runner, tdir, self.agents, self.env, setup=self.cfg.agent_setup, cancel=self._cancel
+                runner, tdir, self.agents, self.env, self.cfg.agent_setup, self.binaries
             )
             for choice in (self.cfg.agent_a, self.cfg.agent_b, self.cfg.judge):
                 caller.binary(spec_for(choice.agent, choice.command, self.agents))
@@ -198,23 +211,33 @@ class Orchestrator:
             if self._end_of_round(r):
                 return
 
-    def _take(self, caller: AgentCaller, r: int, side: Side, *, blind: bool = False) -> TurnRecord:
+    def _take(
+        self, caller: AgentCaller, r: int, side: Side, seen: Seen | None = None
+    ) -> TurnRecord:
+        """``seen``: the ledger and history the prompt shows (the blind round's, taken
+        before either side answered); None: the run as it stands."""
         st = self.state
         angle = st.angle.text if st.angle is not None and st.angle.round_no == r else None
-        return self.turns.take(caller, r, side, st.ledger(), self._history(), angle, blind=blind)
+        ledger, history = seen or (st.ledger(), self._history())
+        blind = seen is not None
+        return self.turns.take(
+            self._context(), caller, r, side, ledger, history, angle, blind=blind
+        )
 
     def _blind_round(self, caller: AgentCaller, runner: Runner, todo: list[Side]) -> None:
         """Round 1 with both sides at once, in two panes (or two processes); each turn is
-        saved the moment it ends. Only a side left unfinished by a crash runs alone."""
+        saved the moment it ends. Only a side left unfinished by a crash runs alone.
+        Neither prompt shows the other side's round 1, whichever ends (or was saved) first."""
+        seen: Seen = (self.state.ledger(0), [])
         if len(todo) == 1:
-            self._record(self._take(caller, 1, todo[0], blind=True))
+            self._record(self._take(caller, 1, todo[0], seen))
             return
         companion = runner.companion()
         try:
             callers: dict[Side, AgentCaller] = {"A": caller, "B": caller.with_runner(companion)}
 
             def task(side: Side) -> Callable[[], None]:
-                return lambda: self._record(self._take(callers[side], 1, side, blind=True))
+                return lambda: self._record(self._take(callers[side], 1, side, seen))
 
             run_parallel({side: task(side) for side in todo}, cancel=self._cancel)
         finally:
@@ -290,8 +313,10 @@ class Orchestrator:
         if cap is not None and (st.cost_usd() or 0.0) >= cap:
             self.ui.warning("cost cap reached: summarising from the ledger instead of the judge")
         else:
-            answer = self.turns.judge(caller, st.ledger(), self._history(), st.stop_reason, labels)
-        text = answer.text if answer.text is not None else report.fallback_summary(st)
+            answer = self.turns.judge(
+                self._context(), caller, st.ledger(), self._history(), st.stop_reason, labels
+            )
+        text = answer.text if answer.text is not None else fallback_summary(st)
         fallback = answer.text is None
         st.judge = Judge(text=text, fallback=fallback, meta=answer.meta, raw=answer.raw)
         self._save()
@@ -303,22 +328,12 @@ class Orchestrator:
             TurnView(t.round_no, t.side, t.role_name, t.prose, t.status) for t in self.state.turns
         ]
 
-    def _elapsed(self) -> float:
-        return time.monotonic() - self._started
+    def _context(self) -> TurnContext:
+        deadline = self._started + self.cfg.budget
+        return TurnContext(self.ui, deadline, self.clock, self._cancel, self.run_dir)
 
     def _budget_spent(self) -> bool:
-        return self._elapsed() >= self.cfg.budget
-
-    def _timeout(self, turn_timeout: float) -> float:
-        """A turn may not run past the whole run's budget (but gets at least a second)."""
-        return max(1.0, min(turn_timeout, self.cfg.budget - self._elapsed()))
-
-    def _keep_reply(self, r: int, side: Side, text: str) -> str | None:
-        """The whole reply, once, as a file: state.json keeps it cut at the reply cap."""
-        name = f"{REPLIES_DIR}/r{r}-{side}.txt"
-        (self.run_dir.path / REPLIES_DIR).mkdir(mode=0o700, exist_ok=True)
-        self.run_dir.write_text(name, text)
-        return name
+        return self.clock() - self._started >= self.cfg.budget
 
     def _save(self) -> None:
         """state.json after every step; a failed write here (or of events.jsonl since the
@@ -352,19 +367,19 @@ class Orchestrator:
 def drive(
     state: RunState,
     run_dir: RunDir,
-    listener: Listener,
+    ready: Ready,
     *,
     resumed: bool,
     event_sinks: Sequence[Sink] = (),
 ) -> RunState:
-    """Start or continue one run with the user's agents and the run's runner; every event
-    goes to events.jsonl and to ``event_sinks``."""
+    """Start or continue one run with the agents and binaries the checks found and the
+    run's runner; every event goes to events.jsonl and to ``event_sinks``."""
     orch = Orchestrator(
         state,
         run_dir,
-        agents=load_agents(),
+        agents=ready.agents,
+        binaries=ready.binaries,
         runner_factory=runner_factory(state.config.runner),
-        listener=listener,
         resumed=resumed,
         event_sinks=event_sinks,
     )

@@ -2,8 +2,8 @@
 
 Signals reach only the main thread, so the tasks run on worker threads while the main
 thread waits in short joins. On Ctrl-C/SIGTERM (KeyboardInterrupt) or when one task
-fails, ``cancel`` is set: a task's agent call notices it within ~50 ms
-(``TurnCancelled``), kills its agent's process group and ends. Then the first real
+fails, ``cancel`` is set: the runner of a task's agent call polls it, kills its agent's
+process group and ends (``TurnCancelled``). Then the first real
 error is raised in the main thread (KeyboardInterrupt first), after every task ended.
 
 ``hold_signals``: once a run is stopping, further Ctrl-C/SIGTERM are ignored, so that

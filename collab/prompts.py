@@ -11,6 +11,7 @@ such a section; names, paths and labels are folded to one short line.
 
 from __future__ import annotations
 
+import functools
 import tomllib
 from collections.abc import Sequence
 
@@ -58,21 +59,31 @@ class TemplateError(CollabError):
     kind = "template"
 
 
+@functools.lru_cache(maxsize=8)
+def _environment(dirs: tuple[str, ...], overrides: tuple[str, ...]) -> Environment:
+    """One Jinja environment per template search path and set of the user's template
+    files, shared by the runs of a process (a batch, the MCP server): a template is
+    compiled once, again only when its file changed (``auto_reload`` checks its mtime)."""
+    return Environment(
+        loader=FileSystemLoader(list(dirs)),
+        undefined=StrictUndefined,
+        autoescape=False,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        auto_reload=True,
+    )
+
+
 class Prompts:
     """Renders every prompt of one run in one language; templates are compiled once."""
 
     def __init__(self, lang: Lang) -> None:
         self.lang: Lang = lang
         self._dirs = [user_dir("templates") / lang, builtin_dir("templates") / lang]
-        self._env = Environment(
-            loader=FileSystemLoader([str(d) for d in self._dirs]),
-            undefined=StrictUndefined,
-            autoescape=False,
-            keep_trailing_newline=True,
-            trim_blocks=True,
-            lstrip_blocks=True,
-            auto_reload=False,
-        )
+        user = self._dirs[0]
+        overrides = tuple(sorted(p.name for p in user.iterdir())) if user.is_dir() else ()
+        self._env = _environment(tuple(str(d) for d in self._dirs), overrides)
         self._templates = {name: self._load(name) for name in _TEMPLATES}
         self._angles = self._load_angles()
 

@@ -18,8 +18,12 @@ from collab.cli.options import echo_json, echo_json_line, with_debate_options
 from collab.errors import EXIT_FAILED
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from collab.agents import AgentSpec
     from collab.batch.record import Batch
     from collab.config import DebateConfig
+    from collab.doctor import Ready
     from collab.gate import Policy
     from collab.state import RunState
     from collab.store import RunDir
@@ -62,7 +66,7 @@ def debate(
     if detach:
         _detach(cfg, as_json=as_json, ndjson=ndjson)
         return
-    state, run_dir = _start(cfg, as_json=as_json, ndjson=ndjson)
+    state, run_dir = _start(cfg, agents, as_json=as_json, ndjson=ndjson)
     _finish(state, run_dir, as_json, ndjson=ndjson, gate=policy)
 
 
@@ -144,8 +148,8 @@ def resume(
     state = load_state(run_dir)
     if state.status == "done":
         raise UsageError(f"run {run_id} is already finished: collab show {run_id}")
-    check_prerequisites(state.config)
-    state = _drive(state, run_dir, as_json=as_json, resumed=True)
+    ready = check_prerequisites(state.config)
+    state = _drive(state, run_dir, ready, as_json=as_json, resumed=True)
     _finish(state, run_dir, as_json)
 
 
@@ -179,7 +183,9 @@ def _events_mode(events: str | None, as_json: bool) -> bool:
     return True
 
 
-def _start(cfg: DebateConfig, *, as_json: bool, ndjson: bool = False) -> tuple[RunState, RunDir]:
+def _start(
+    cfg: DebateConfig, agents: Mapping[str, AgentSpec], *, as_json: bool, ndjson: bool = False
+) -> tuple[RunState, RunDir]:
     import shutil
 
     from collab.doctor import check_prerequisites
@@ -187,12 +193,12 @@ def _start(cfg: DebateConfig, *, as_json: bool, ndjson: bool = False) -> tuple[R
     from collab.state import RunState
     from collab.store import RunDir, new_run_id
 
-    check_prerequisites(cfg)
+    ready = check_prerequisites(cfg, agents)
     run_dir = RunDir(new_run_id())
     state = RunState(run_id=run_dir.run_id, config=cfg)
     run_dir.create(state.to_dict())  # whole, or not at all (StorageError: exit 3)
     try:
-        return _drive(state, run_dir, as_json=as_json, resumed=False, ndjson=ndjson), run_dir
+        return _drive(state, run_dir, ready, as_json=as_json, resumed=False, ndjson=ndjson), run_dir
     except LoginFailed as exc:
         if any(t.status in ("ok", "abstain") for t in state.turns):
             raise  # a login lost later: the run is saved and resumable
@@ -202,20 +208,25 @@ def _start(cfg: DebateConfig, *, as_json: bool, ndjson: bool = False) -> tuple[R
 
 
 def _drive(
-    state: RunState, run_dir: RunDir, *, as_json: bool, resumed: bool, ndjson: bool = False
+    state: RunState,
+    run_dir: RunDir,
+    ready: Ready,
+    *,
+    as_json: bool,
+    resumed: bool,
+    ndjson: bool = False,
 ) -> RunState:
-    from collab.events import Listener
     from collab.orchestrator import drive
 
     if as_json:
-        return drive(state, run_dir, Listener(), resumed=resumed)
+        return drive(state, run_dir, ready, resumed=resumed)
     if ndjson:
-        return drive(state, run_dir, Listener(), resumed=resumed, event_sinks=[echo_json_line])
+        return drive(state, run_dir, ready, resumed=resumed, event_sinks=[echo_json_line])
     from collab.cli.live import DebateView
 
     view = DebateView()
     try:
-        return drive(state, run_dir, Listener(), resumed=resumed, event_sinks=[view.handle])
+        return drive(state, run_dir, ready, resumed=resumed, event_sinks=[view.handle])
     finally:
         view.close()
 

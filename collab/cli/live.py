@@ -31,7 +31,7 @@ from collab.text import clean, one_line
 SIDE_STYLE = {"A": ("🔵", "blue"), "B": ("🔴", "red"), "judge": ("⚖", "magenta")}
 PREVIEW_LINES = 6
 
-Event = Mapping[str, Any]
+_Event = Mapping[str, Any]
 
 
 class _Running:
@@ -53,7 +53,7 @@ class DebateView:
         self.live: Live | None = None
         self.exit_code: int | None = None
 
-    def handle(self, ev: Event) -> None:
+    def handle(self, ev: _Event) -> None:
         kind = str(ev.get("event", ""))
         method = getattr(self, "_on_" + kind, None)
         if method is not None:
@@ -63,7 +63,7 @@ class DebateView:
         self._stop_live()
 
     # -- the run ---------------------------------------------------------------------------
-    def _on_run_started(self, ev: Event) -> None:
+    def _on_run_started(self, ev: _Event) -> None:
         roles = ev.get("roles") or {}
         self.roles = {s: one_line(str(roles.get(s, f"Role {s}")), 80) for s in ("A", "B")}
         head = Text()
@@ -82,29 +82,29 @@ class DebateView:
         if ev.get("attach"):
             self._print(Text(f"watch the turns: {ev['attach']}", style="dim"))
 
-    def _on_round_started(self, ev: Event) -> None:
+    def _on_round_started(self, ev: _Event) -> None:
         self._print(Rule(f"Round {ev.get('round')}/{ev.get('total')}", characters="─"))
 
-    def _on_turn_started(self, ev: Event) -> None:
+    def _on_turn_started(self, ev: _Event) -> None:
         side = str(ev.get("side"))
         icon, _ = SIDE_STYLE.get(side, ("", ""))
         title = f"{icon} Role {side} ({one_line(str(ev.get('role', '')), 60)})"
         self.running[side] = _Running(title, time.monotonic())
         self._refresh()
 
-    def _on_text(self, ev: Event) -> None:
+    def _on_text(self, ev: _Event) -> None:
         turn = self.running.get(str(ev.get("side")))
         if turn is not None:
             turn.text += clean(str(ev.get("text", "")))
             self._refresh()
 
-    def _on_heartbeat(self, ev: Event) -> None:
+    def _on_heartbeat(self, ev: _Event) -> None:
         turn = self.running.get(str(ev.get("side")))
         if turn is not None:
             turn.elapsed = float(ev.get("elapsed_s") or 0.0)
             self._refresh()
 
-    def _on_turn_retry(self, ev: Event) -> None:
+    def _on_turn_retry(self, ev: _Event) -> None:
         msg = Text(f"↻ Role {ev.get('side')}: {ev.get('reason')}, retrying once", style="yellow")
         if ev.get("detail"):
             msg.append("\n" + clean(str(ev["detail"])), style="dim")
@@ -113,7 +113,7 @@ class DebateView:
             turn.text = ""
         self._print(msg)
 
-    def _on_turn_finished(self, ev: Event) -> None:
+    def _on_turn_finished(self, ev: _Event) -> None:
         side = str(ev.get("side"))
         self.running.pop(side, None)
         icon, colour = SIDE_STYLE.get(side, ("", ""))
@@ -140,14 +140,14 @@ class DebateView:
         self._print(Group(*parts))
         self._print(Text(""))
 
-    def _on_warning(self, ev: Event) -> None:
+    def _on_warning(self, ev: _Event) -> None:
         self._print(Text(f"⚠ {clean(str(ev.get('text', '')))}", style="yellow"))
 
-    def _on_ledger(self, ev: Event) -> None:
+    def _on_ledger(self, ev: _Event) -> None:
         ledger = _ledger(ev.get("issues") or [])
         self._print(ledger_table(ledger, title=f"Issue ledger after round {ev.get('round')}"))
 
-    def _on_angle(self, ev: Event) -> None:
+    def _on_angle(self, ev: _Event) -> None:
         ids = ", ".join(str(i) for i in ev.get("issue_ids") or [])
         text = one_line(str(ev.get("text", "")), 500)
         self._print(
@@ -157,16 +157,16 @@ class DebateView:
             )
         )
 
-    def _on_stop(self, ev: Event) -> None:
+    def _on_stop(self, ev: _Event) -> None:
         detail = one_line(str(ev.get("detail", "")), 300)
         self._print(Text(f"■ stopped: {ev.get('reason')} — {detail}", style="bold"))
 
-    def _on_judge_started(self, ev: Event) -> None:
+    def _on_judge_started(self, ev: _Event) -> None:
         self._print(Rule("Judge", characters="─"))
         self.running["judge"] = _Running("⚖ The Judge", time.monotonic())
         self._refresh()
 
-    def _on_judge_finished(self, ev: Event) -> None:
+    def _on_judge_finished(self, ev: _Event) -> None:
         self.running.pop("judge", None)
         self._stop_live()
         if ev.get("fallback"):
@@ -179,7 +179,7 @@ class DebateView:
             self.out.file.write(text.rstrip() + "\n")
             self.out.file.flush()
 
-    def _on_run_finished(self, ev: Event) -> None:
+    def _on_run_finished(self, ev: _Event) -> None:
         self.running.clear()
         self._stop_live()
         code = ev.get("exit_code")

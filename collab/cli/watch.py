@@ -11,12 +11,13 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from collab.cli.live import DebateView
-from collab.control.liveness import driver_pid
+if TYPE_CHECKING:
+    from collab.cli.live import DebateView
+
 
 POLL = 0.05
 # With no driver alive and nothing new for this long, the run is not going anywhere.
@@ -28,6 +29,9 @@ def watch(
     run_id: Annotated[str, typer.Argument(metavar="ID", help="The run id (collab list).")],
 ) -> None:
     """Follow a running debate live (or replay a finished one); exit with its exit code."""
+    # rich's live view and the reports it pulls in cost ~0.3 s to import: only here,
+    # not for every collab command (each command module is imported to build the CLI).
+    from collab.cli.live import DebateView
     from collab.state import load_state
     from collab.store import RunDir
 
@@ -102,4 +106,6 @@ def _event(line: str) -> dict[str, object] | None:
 
 def _driven(path: Path) -> bool:
     """Is someone driving the run (or a detached driver about to)?"""
+    from collab.control.liveness import driver_pid  # the control package: watch only
+
     return driver_pid(path) is not None

@@ -10,10 +10,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from collab.eventlog import EVENT_SCHEMA, FIRST_GUESS
+from collab.eventlog import EVENT_SCHEMA, FIRST_GUESS, Event
 from collab.state import RunState
 
-Event = dict[str, object]
 EVENTS_FILE = "events.jsonl"
 SUMMARY_CHARS = 160
 

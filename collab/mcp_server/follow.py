@@ -13,7 +13,8 @@ from collections.abc import Awaitable, Callable
 import anyio
 
 from collab.control import EventReader, driver_pid, summary
-from collab.control.progress import EVENTS_FILE, Event
+from collab.control.progress import EVENTS_FILE
+from collab.eventlog import Event
 from collab.store import RunDir
 
 Report = Callable[[float, float, str], Awaitable[None]]

@@ -28,10 +28,8 @@ from collab.report.documents import (
 )
 from collab.report.html import render_html
 from collab.report.markdown import (
-    fallback_summary,
     fmt_cost,
     judge_md,
-    ledger_markdown,
     render_markdown_report,
     transcript_md,
 )
@@ -44,10 +42,8 @@ __all__ = [
     "SCHEMAS",
     "doctor_document",
     "error_document",
-    "fallback_summary",
     "fmt_cost",
     "judge_md",
-    "ledger_markdown",
     "list_document",
     "preset_document",
     "presets_document",

@@ -50,7 +50,7 @@ class Matrix:
 
 
 @dataclass(frozen=True)
-class TurnView:
+class PageTurn:
     turn: TurnRecord
     meta: tuple[str, ...]
 
@@ -58,7 +58,7 @@ class TurnView:
 @dataclass(frozen=True)
 class Round:
     number: int
-    turns: tuple[TurnView, ...]
+    turns: tuple[PageTurn, ...]
     angle: Angle | None
     angle_ids: str
 
@@ -123,13 +123,13 @@ def _matrix(state: RunState) -> Matrix | None:
     )
 
 
-def _turn_view(t: TurnRecord) -> TurnView:
+def _turn_view(t: TurnRecord) -> PageTurn:
     meta = [f"{t.meta.duration:.1f}s", fmt_cost(t.cost_usd)]
     if t.meta.attempts > 1:
         meta.append(f"{t.meta.attempts} attempts")
     if t.reask is not None:
         meta.append("re-asked for the json block")
-    return TurnView(t, tuple(meta))
+    return PageTurn(t, tuple(meta))
 
 
 def _rounds(state: RunState) -> list[Round]:

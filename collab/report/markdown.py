@@ -11,15 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from itertools import groupby
 
-from collab.lang import Lang
-from collab.ledger import Issue, counts, get
+from collab.ledger import get
+from collab.ledger_summary import ledger_markdown
 from collab.report.markup import demote_headings
 from collab.state import RunState
 from collab.stats import run_stats
 from collab.text import md_cell
 from collab.turns import TurnRecord
 
-STATUS_MARK = {"open": "🟡 open", "resolved": "🟢 resolved", "dropped": "⚪ dropped"}
 ICON = {"A": "🔵", "B": "🔴"}
 
 
@@ -46,111 +45,6 @@ def judge_title(state: RunState) -> str:
     """The summary section's heading: a fallback summary is labelled as ours."""
     fallback = state.judge is not None and state.judge.fallback
     return "Summary (from the ledger)" if fallback else "Judge summary"
-
-
-# The ledger table's words per language: the header, the status marks, "no issues".
-_TABLE: dict[str, tuple[tuple[str, ...], dict[str, str], str]] = {
-    "en": (("id", "status", "issue", "raised by", "evidence A", "evidence B"), STATUS_MARK,
-           "_No issues were raised._"),
-    "ja": (("id", "状態", "論点", "提起", "Aの根拠", "Bの根拠"),
-           {"open": "🟡 未解決", "resolved": "🟢 解決済み", "dropped": "⚪ 取り下げ"},
-           "_提起された論点はありません。_"),
-}  # fmt: skip
-
-
-def ledger_markdown(issues: tuple[Issue, ...], lang: Lang = "en") -> str:
-    header, mark, empty = _TABLE[lang]
-    if not issues:
-        return empty + "\n"
-    lines = ["| " + " | ".join(header) + " |", "|---|---|---|---|---|---|"]
-    for i in issues:
-        lines.append(
-            f"| {i.id} | {mark[i.status]} | {md_cell(i.title, 160)} | {i.raised_by} "
-            f"| {md_cell(i.evidence_a, 160)} | {md_cell(i.evidence_b, 160)} |"
-        )
-    return "\n".join(lines) + "\n"
-
-
-# The fallback summary's words per language; its headings are the Judge's own
-# (templates/<lang>/judge.md.j2), so a reader finds the same sections either way.
-_FALLBACK: dict[str, dict[str, str]] = {
-    "en": {
-        "note": "> Summary written by collab from the issue ledger: the Judge did not answer.",
-        "tldr": "- {n} issues raised over {rounds} rounds: "
-        "{resolved} resolved, {open} still open, {dropped} dropped.",
-        "stopped": "- Stopped: {reason} — {detail}", "unknown": "unknown",
-        "verdict": "- Verdict (from the ledger): {verdict}",
-        "agreements": "## Agreements", "open": "## Open disagreements",
-        "tradeoffs": "## Trade-offs", "actions": "## Recommended actions",
-        "none_recorded": "- none recorded", "none": "- none",
-        "raised": "(raised by {side})", "settle": "- Settle {id} ({title}) with the evidence "
-        "both sides named.", "act": "- Act on the agreements above.", "dropped": "Dropped: ",
-    },
-    "ja": {
-        "note": "> 審判が応答しなかったため、このまとめは collab が論点台帳から作成しました。",
-        "tldr": "- {rounds}ラウンドで{n}件の論点が提起されました: "
-        "解決済み{resolved}件、未解決{open}件、取り下げ{dropped}件。",
-        "stopped": "- 終了理由: {reason} — {detail}", "unknown": "不明",
-        "verdict": "- 判定（台帳から算出）: {verdict}",
-        "agreements": "## 合意点", "open": "## 未解決の対立点",
-        "tradeoffs": "## トレードオフ", "actions": "## 推奨アクション",
-        "none_recorded": "- なし", "none": "- なし",
-        "raised": "（提起: {side}）", "settle": "- {id}（{title}）は、双方が示した根拠を"
-        "もとに決着をつけてください。", "act": "- 上記の合意点に沿って進めてください。",
-        "dropped": "取り下げ: ",
-    },
-}  # fmt: skip
-_JA_VERDICT = {"consensus": "合意", "partial": "部分的な合意", "split": "対立",
-               "inconclusive": "判定不能"}  # fmt: skip
-_JA_STOP = {"converged-early": "双方が収束しました",
-            "max-rounds": "予定したラウンドをすべて実施しました",
-            "circular-break": "議論が同じ論点を回り続けたため打ち切りました",
-            "timeout": "時間の上限に達しました", "budget": "費用の上限に達しました",
-            "interrupted": "ユーザーが中断しました"}  # fmt: skip
-
-
-def fallback_summary(state: RunState) -> str:
-    """Written by us from the ledger when the judge cannot answer: the outcome is never
-    lost. In the run's language, with the Judge's headings."""
-    cfg = state.config
-    w = _FALLBACK[cfg.lang]
-    ledger = state.ledger()
-    c = counts(ledger)
-    a, b = cfg.role_a.name, cfg.role_b.name
-    resolved = [i for i in ledger.issues if i.status == "resolved"]
-    open_ = [i for i in ledger.issues if i.status == "open"]
-    dropped = [i for i in ledger.issues if i.status == "dropped"]
-    code = state.verdict()
-    verdict = f"{_JA_VERDICT[code]} ({code})" if cfg.lang == "ja" else code
-    reason, detail = state.stop_reason or w["unknown"], state.stop_detail or ""
-    if cfg.lang == "ja" and reason in _JA_STOP:  # the detail is English: say it in Japanese
-        reason, detail = f"{_JA_STOP[reason]} ({reason})", ""
-    out = [
-        w["note"],
-        "",
-        "## TL;DR",
-        w["tldr"].format(n=len(ledger.issues), rounds=state.rounds_done(), **c),
-        w["stopped"].format(reason=reason, detail=detail).rstrip(" —"),
-        w["verdict"].format(verdict=verdict),
-        "",
-        w["agreements"],
-    ]
-    out += [f"- **{i.id} {i.title}**" for i in resolved] or [w["none_recorded"]]
-    out += ["", w["open"]]
-    for i in open_:
-        out.append(f"- **{i.id} {i.title}** " + w["raised"].format(side=i.raised_by))
-        out.append(f"  - {a}: {md_cell(i.evidence_a, 400) or '—'}")
-        out.append(f"  - {b}: {md_cell(i.evidence_b, 400) or '—'}")
-    if not open_:
-        out.append(w["none"])
-    out += ["", w["tradeoffs"], "", ledger_markdown(ledger.issues, cfg.lang), w["actions"]]
-    if open_:
-        out += [w["settle"].format(id=i.id, title=md_cell(i.title, 80)) for i in open_]
-    else:
-        out.append(w["act"])
-    if dropped:
-        out += ["", w["dropped"] + ", ".join(f"{i.id} {i.title}" for i in dropped)]
-    return "\n".join(out) + "\n"
 
 
 # -- shared pieces ---------------------------------------------------------------------------

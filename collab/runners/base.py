@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
 
 class TurnCancelled(BaseException):
-    """Raised inside a turn's wait when the run is being stopped from another thread; like
-    KeyboardInterrupt, the runner kills the agent's process group on its way out."""
+    """Raised by a runner whose job's ``cancel`` flag was set while the turn ran (the run
+    is being stopped from another thread); like KeyboardInterrupt, the runner kills the
+    agent's process group on its way out."""
 
 
 # Called about every OUTPUT_EVERY seconds while a turn runs, with what the agent wrote to
@@ -36,6 +38,8 @@ class TurnJob:
     # Where the live view stops showing the reply (the reply cap), with the cut marker.
     text_limit: int | None = None
     on_output: OutputHook | None = field(default=None, compare=False, repr=False)
+    # Set when the run stops from another thread: the runner's wait polls it.
+    cancel: threading.Event | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

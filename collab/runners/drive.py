@@ -59,7 +59,9 @@ def _run_turn(tdir: TurnDir, job: TurnJob, launcher: Launcher) -> ProcessResult:
                     restarts = _recover(launcher, restarts)
                     continue
                 raise RunnerError(f"turn {job.step} did not start within {2 * START_WAIT:.0f}s")
-        outcome = wait_for_exit(tdir, job.step, deadline, launcher.alive, on_output=job.on_output)
+        outcome = wait_for_exit(
+            tdir, job.step, deadline, launcher.alive, on_output=job.on_output, cancel=job.cancel
+        )
         if outcome.lost:
             pid = tdir.pid(job.step)
             if pid is not None:

@@ -1,16 +1,18 @@
 """Run each turn in a tmux pane the user can watch.
 
 Inside tmux we split the current window (40 %, titled "Claude-Debate"); outside we
-create a detached session and say how to attach. What we type into the pane is only
-``bash <generated script path>``; replies are read from files, never from the screen.
+create a detached session and say how to attach. Nothing is typed into the pane: each
+turn replaces the pane's process (``respawn-pane``) with ``bash <generated script path>``
+given as argv, no shell in between; the pane stays when it ends (``remain-on-exit``) so
+its last turn stays on screen. Replies are read from files, never from the screen.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shlex
 import shutil
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,14 +20,18 @@ from typing import TYPE_CHECKING
 from collab.errors import PrerequisiteError, RunnerError
 from collab.runners.base import ProcessResult, TurnJob
 from collab.runners.drive import run_turn
-from collab.runners.turnfiles import TurnDir, find_bash
+from collab.runners.turnfiles import TurnDir, find_bash, wait_for_file
 
 if TYPE_CHECKING:
     from libtmux import Server
 
 PANE_TITLE = "Claude-Debate"
-# The pane's shell: no rc files, no history file, so nothing of the user's setup interferes.
+# What a new pane runs until its first turn replaces it: a shell with no rc files and no
+# history file, so nothing of the user's setup interferes.
 PANE_SHELL = "env HISTFILE=/dev/null bash --noprofile --norc"
+# How long a turn waits for the pane's last turn script to end (its view prints the
+# summary line) before replacing it anyway.
+RESPAWN_WAIT = 2.0
 
 
 def tmux_available() -> bool:
@@ -76,6 +82,7 @@ class TmuxRunner:
         # A companion's pane is split off this pane (both sides of a blind round in view).
         self.beside = beside
         self.pane_id = ""
+        self._last: Path | None = None  # the last turn script's ``.ended`` file
         self._create_pane()
 
     # -- tmux plumbing -------------------------------------------------------------
@@ -122,7 +129,14 @@ class TmuxRunner:
         self.pane_id = out[0].strip()
         if self.beside:
             self.own_session = False  # a companion only ever removes its own pane
-        self._tmux("select-pane", "-t", self.pane_id, "-T", PANE_TITLE)
+        self._last = None
+        # One tmux call: the pane outlives its turn (no "Pane is dead" line), and a title.
+        pane = self.pane_id
+        self._tmux(
+            "set-option", "-p", "-t", pane, "remain-on-exit", "on", ";",
+            "set-option", "-p", "-t", pane, "remain-on-exit-format", "", ";",
+            "select-pane", "-t", pane, "-T", PANE_TITLE,
+        )  # fmt: skip
 
     def _window_in_group(self) -> list[str]:
         """A window in the batch session; several runs may race to create the session."""
@@ -158,25 +172,32 @@ class TmuxRunner:
 
     # -- Launcher --------------------------------------------------------------------
     def launch(self, script: Path) -> None:
-        # A leading space keeps the line out of shell history.
-        line = " " + shlex.join([self.bash, str(script)])
-        self._tmux("send-keys", "-t", self.pane_id, "-l", line)
-        self._tmux("send-keys", "-t", self.pane_id, "Enter")
+        """The turn's script becomes the pane's process, started by tmux from argv (one
+        tmux call). The last turn's script may still be showing its summary: wait for its
+        ``.ended`` file, briefly, then replace whatever still runs (``-k``)."""
+        if self._last is not None:
+            wait_for_file(self._last, time.monotonic() + RESPAWN_WAIT)
+        self._last = script.with_suffix(".ended")
+        self._tmux("respawn-pane", "-k", "-t", self.pane_id, self.bash, str(script))
 
     def nudge(self) -> None:
-        with contextlib.suppress(RunnerError):
-            self._tmux("send-keys", "-t", self.pane_id, "Enter")
+        """Nothing to re-send: no keys are typed (the script is started from argv)."""
 
     def alive(self) -> bool:
+        """The pane is there and its turn script still runs (a dead pane stays on screen)."""
         try:
-            res = self.server.cmd("display-message", "-p", "-t", self.pane_id, "#{pane_id}")
+            res = self.server.cmd(
+                "display-message", "-p", "-t", self.pane_id, "#{pane_id} #{pane_dead}"
+            )
         except Exception:
             return False
-        return res.returncode == 0 and bool(res.stdout) and res.stdout[0] == self.pane_id
+        return res.returncode == 0 and bool(res.stdout) and res.stdout[0] == f"{self.pane_id} 0"
 
     def recover(self) -> None:
         if not self.server_alive():
             raise RunnerError("the tmux server went away")
+        if self.pane_id and self._pane_exists(self.pane_id):  # its script died: start afresh
+            self.server.cmd("kill-pane", "-t", self.pane_id)
         if self.split_from and not self._pane_exists(self.split_from):
             self.split_from = None
         self._create_pane()

@@ -18,6 +18,7 @@ import shutil
 import signal
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -25,10 +26,11 @@ from pathlib import Path
 
 from collab import procfs
 from collab.errors import PrerequisiteError
-from collab.runners.base import TurnJob
+from collab.runners.base import TurnCancelled, TurnJob
 
 POLL_INTERVAL = 0.005  # exit-file poll: completion is noticed within a few ms
 KILL_GRACE = 2.0
+CLEANUP_WAIT = 1.0
 
 _SCRIPT = """\
 #!/usr/bin/env bash
@@ -46,7 +48,8 @@ printf '%s\\n' "$pid" > "$d/$s.pid.tmp" && mv -f "$d/$s.pid.tmp" "$d/$s.pid"
 {view}wait "$pid"
 rc=$?
 printf '%s\\n' "$rc" > "$d/$s.exit.tmp" && mv -f "$d/$s.exit.tmp" "$d/$s.exit"
-{view_wait}{done}"""
+{view_wait}{done}: > "$d/$s.ended"
+"""
 _ANNOUNCE = "printf '\\033[2m[collab] %s running\\033[0m\\n' \"$s\"\n"
 _DONE = 'printf \'\\033[2m[collab] %s exit %s\\033[0m\\n\' "$s" "$rc"\n'
 # The live view in the pane: a fixed program of ours, started with only generated paths;
@@ -110,7 +113,8 @@ class TurnDir:
         return path
 
     def _clear(self, step: str) -> None:
-        for suffix in ("pid", "exit", "out", "err", "pid.tmp", "exit.tmp", "summary", "view"):
+        for suffix in ("pid", "exit", "out", "err", "pid.tmp", "exit.tmp", "summary", "view",
+                       "ended"):  # fmt: skip
             self.file(step, suffix).unlink(missing_ok=True)
         started = self.file(step, "started")
         if started.is_dir():
@@ -141,10 +145,19 @@ class TurnDir:
     def cleanup(self) -> None:
         if not self.keep:
             try:
-                shutil.rmtree(self.path, ignore_errors=True)
+                self._remove()
             except KeyboardInterrupt:  # a late Ctrl-C/SIGTERM: finish removing, then stop
-                shutil.rmtree(self.path, ignore_errors=True)
+                self._remove()
                 raise
+
+    def _remove(self) -> None:
+        """A turn script being stopped may still write its last files (exit, ended) while
+        the dir goes: remove again until it is gone (bounded)."""
+        deadline = time.monotonic() + CLEANUP_WAIT
+        shutil.rmtree(self.path, ignore_errors=True)
+        while self.path.exists() and time.monotonic() < deadline:
+            time.sleep(POLL_INTERVAL)
+            shutil.rmtree(self.path, ignore_errors=True)
 
 
 class OutputTail:
@@ -223,15 +236,19 @@ def wait_for_exit(
     alive: Callable[[], bool],
     alive_every: float = 0.25,
     on_output: Callable[[str, float], None] | None = None,
+    cancel: threading.Event | None = None,
 ) -> WaitOutcome:
     """Poll for the exit file until ``deadline`` (monotonic); probe ``alive`` now and then,
-    and hand the output written so far to ``on_output`` every ``OUTPUT_EVERY`` seconds."""
+    and hand the output written so far to ``on_output`` every ``OUTPUT_EVERY`` seconds.
+    ``cancel`` set: raise TurnCancelled (the caller kills the agent)."""
     exit_path = tdir.file(step, "exit")
     started = time.monotonic()
     next_probe = started + alive_every
     tail = OutputTail(tdir.file(step, "out")) if on_output is not None else None
     next_output = started
     while True:
+        if cancel is not None and cancel.is_set():
+            raise TurnCancelled
         if tail is not None and on_output is not None and time.monotonic() >= next_output:
             next_output = time.monotonic() + OUTPUT_EVERY
             on_output(tail.read_new(), time.monotonic() - started)

@@ -14,7 +14,8 @@ from markupsafe import escape
 from collab.agents.decoding import Usage
 from collab.config import AgentChoice, ContextFile, DebateConfig, Role
 from collab.contract import Contract, NewPoint, StanceUpdate
-from collab.report import fallback_summary, render_html, render_markdown_report
+from collab.ledger_summary import fallback_summary
+from collab.report import render_html, render_markdown_report
 from collab.report.markup import markdown_html, prose_html
 from collab.seats import Side
 from collab.state import Judge, RunState

@@ -20,9 +20,6 @@ SHARED: dict[str, str] = {
     # Every module run with ``python -m`` (and the console script) names its entry
     # point ``main``, the convention tools and readers look for.
     "main": "the entry point of a module run as a program",
-    # The turn/event area, renamed on h-turn.
-    "Event": "TODO(h-turn): three aliases of one events.jsonl line (eventlog, control, cli/live)",
-    "TurnView": "TODO(h-turn): a turn as a prompt shows it vs as the HTML page shows it",
 }
 
 

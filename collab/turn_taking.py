@@ -8,6 +8,7 @@ touch no shared state: they read what they are given and return a record.
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -21,6 +22,7 @@ from collab.labels import Labels
 from collab.ledger import Ledger
 from collab.prompts import Prompts, TurnView
 from collab.seats import Side
+from collab.store import RunDir
 from collab.text import cap
 from collab.turns import PLACEHOLDER, AgentMeta, TurnRecord, TurnStatus
 
@@ -29,8 +31,35 @@ REPLY_CAP_FACTOR = 8
 JUDGE_TEXT_CAP = 40_000
 SIDE_ICON = {"A": "🔵", "B": "🔴"}
 
-# The seconds a call may take now: the turn's timeout, bounded by the run's budget left.
-Timeout = Callable[[float], float]
+REPLIES_DIR = "replies"
+
+# A monotonic clock: time.monotonic, or a fake one in tests.
+Clock = Callable[[], float]
+
+
+@dataclass(frozen=True)
+class TurnContext:
+    """What a turn needs from its run, built once by the orchestrator and handed down:
+    nothing below asks back up for the time left or for where things go."""
+
+    listener: Listener  # who hears what the turn does (already safe across threads)
+    deadline: float  # when the run's time budget ends, on ``clock``
+    clock: Clock
+    cancel: threading.Event  # set when the run stops: a running call ends
+    run_dir: RunDir | None = None  # where the whole reply goes (replies/); None: nowhere
+
+    def timeout(self, turn_timeout: float) -> float:
+        """A call may not run past the run's budget (but gets at least a second)."""
+        return max(1.0, min(turn_timeout, self.deadline - self.clock()))
+
+    def keep_reply(self, r: int, side: Side, text: str) -> str | None:
+        """The whole reply, once, as a file: state.json keeps it cut at the reply cap."""
+        if self.run_dir is None:
+            return None
+        name = f"{REPLIES_DIR}/r{r}-{side}.txt"
+        (self.run_dir.path / REPLIES_DIR).mkdir(mode=0o700, exist_ok=True)
+        self.run_dir.write_text(name, text)
+        return name
 
 
 @dataclass(frozen=True)
@@ -40,24 +69,10 @@ class JudgeAnswer:
     meta: AgentMeta | None
 
 
-# Keeps a turn's whole reply once (a file in the run dir); returns where, or None.
-KeepReply = Callable[[int, Side, str], str | None]
-
-
 class Turns:
-    def __init__(
-        self,
-        cfg: DebateConfig,
-        prompts: Prompts,
-        ui: Listener,
-        timeout: Timeout,
-        keep_reply: KeepReply | None = None,
-    ) -> None:
+    def __init__(self, cfg: DebateConfig, prompts: Prompts) -> None:
         self.cfg = cfg
         self.prompts = prompts
-        self.ui = ui
-        self.timeout = timeout
-        self.keep_reply = keep_reply
 
     def reply_cap(self) -> int:
         """Beyond this a reply is cut (a generous multiple of --max-chars)."""
@@ -65,6 +80,7 @@ class Turns:
 
     def take(
         self,
+        ctx: TurnContext,
         caller: AgentCaller,
         r: int,
         side: Side,
@@ -75,22 +91,24 @@ class Turns:
         blind: bool = False,
     ) -> TurnRecord:
         """``blind``: the prompt shows nothing of this round's other side (round 1).
-        The reply as the agent wrote it, uncut, goes to ``keep_reply`` once."""
+        The reply as the agent wrote it, uncut, goes to the run dir once."""
         role = self.cfg.role(side)
+        ui = ctx.listener
         prompt = self.prompts.role(self.cfg, side, r, ledger, history, angle, blind=blind)
-        self.ui.turn_started(r, side, role.name)
+        ui.turn_started(r, side, role.name)
         res = caller.call(
             f"r{r}-{side}",
             self.cfg.agent(side),
             prompt,
-            self.timeout(self.cfg.turn_timeout),
-            on_retry=lambda why, detail: self.ui.turn_retry(r, side, why, detail),
+            ctx.timeout(self.cfg.turn_timeout),
+            on_retry=lambda why, detail: ui.turn_retry(r, side, why, detail),
             title=f"{SIDE_ICON[side]} Role {side} ({role.name}) · round {r}/{self.cfg.rounds}",
             tools=self.cfg.tools,
-            on_text=lambda text, elapsed: self.ui.turn_output(r, side, text, elapsed),
+            on_text=lambda text, elapsed: ui.turn_output(r, side, text, elapsed),
             text_limit=self.reply_cap(),
+            cancel=ctx.cancel,
         )
-        raw_file = self.keep_reply(r, side, res.reply.text) if self.keep_reply else None
+        raw_file = ctx.keep_reply(r, side, res.reply.text)
         if res.status != "ok":
             return TurnRecord(
                 round_no=r, side=side, role_name=role.name, status=res.status,
@@ -109,7 +127,8 @@ class Turns:
         caller.summarize(res, pane_summary(res, contract, error))
         if contract is None:
             # Nothing usable is left: one re-ask for exactly what was wrong.
-            reask = self._reask(caller, r, side, error or "invalid contract", ledger, parsed.prose)
+            why = error or "invalid contract"
+            reask = self._reask(ctx, caller, r, side, why, ledger, parsed.prose)
             reask_meta = reask.meta
             if reask.status == "ok":
                 again = parse_contract(reask.reply.text, known)
@@ -138,17 +157,25 @@ class Turns:
         )  # fmt: skip
 
     def _reask(
-        self, caller: AgentCaller, r: int, side: Side, error: str, ledger: Ledger, prose: str
+        self,
+        ctx: TurnContext,
+        caller: AgentCaller,
+        r: int,
+        side: Side,
+        error: str,
+        ledger: Ledger,
+        prose: str,
     ) -> CallResult:
         prompt = self.prompts.reask(self.cfg, side, error, ledger, previous=prose)
         return caller.call(
             f"r{r}-{side}-fix", self.cfg.agent(side), prompt,
-            self.timeout(self.cfg.turn_timeout), attempts=1,
-            title=f"{SIDE_ICON[side]} Role {side}: the json block again",
+            ctx.timeout(self.cfg.turn_timeout), attempts=1,
+            title=f"{SIDE_ICON[side]} Role {side}: the json block again", cancel=ctx.cancel,
         )  # fmt: skip
 
     def judge(
         self,
+        ctx: TurnContext,
         caller: AgentCaller,
         ledger: Ledger,
         history: Sequence[TurnView],
@@ -156,18 +183,19 @@ class Turns:
         labels: Labels,
     ) -> JudgeAnswer:
         prompt = self.prompts.judge(self.cfg, ledger, history, stop_reason, labels)
-        res = self._call_judge(caller, "judge", prompt)
+        ui = ctx.listener
+        res = self._call_judge(ctx, caller, "judge", prompt)
         if res.status != "ok":
-            self.ui.warning(f"the judge failed ({res.meta.error}); summarising from the ledger")
+            ui.warning(f"the judge failed ({res.meta.error}); summarising from the ledger")
             return JudgeAnswer(None, None, res.meta)
         raw = cap(res.reply.text, JUDGE_TEXT_CAP)
         # Judged by its sections, wherever they are: never by its length.
         missing = judging.missing_sections(res.reply.text, ledger)
         if missing:  # a failed Judge: one retry naming what was missing
             names = judging.section_names(missing, self.cfg.lang)
-            self.ui.warning(f"the judge's answer has no {names} section; asking once more")
+            ui.warning(f"the judge's answer has no {names} section; asking once more")
             again = self._call_judge(
-                caller, "judge-fix", prompt + judging.retry_note(missing, self.cfg.lang)
+                ctx, caller, "judge-fix", prompt + judging.retry_note(missing, self.cfg.lang)
             )
             meta = judging.merged_meta(res.meta, again.meta)
             if again.status == "ok":
@@ -176,16 +204,20 @@ class Turns:
             if again.status != "ok" or missing:
                 left = judging.section_names(missing, self.cfg.lang) if missing else None
                 why = f"still no {left} section" if left else f"failed ({again.meta.error})"
-                self.ui.warning(f"the judge's answer {why}; summarising from the ledger")
+                ui.warning(f"the judge's answer {why}; summarising from the ledger")
                 return JudgeAnswer(None, raw, meta)
             return JudgeAnswer(judging.finish(raw, labels, ledger, self.cfg.lang), raw, meta)
         return JudgeAnswer(judging.finish(raw, labels, ledger, self.cfg.lang), raw, res.meta)
 
-    def _call_judge(self, caller: AgentCaller, sid: str, prompt: str) -> CallResult:
+    def _call_judge(
+        self, ctx: TurnContext, caller: AgentCaller, sid: str, prompt: str
+    ) -> CallResult:
+        ui = ctx.listener
         res = caller.call(
             sid, self.cfg.judge, prompt, self.cfg.judge_timeout,
-            on_retry=lambda why, d: self.ui.warning(f"the judge: {why}, retrying once ({d})"),
-            title="⚖ The Judge", on_text=self.ui.judge_output, text_limit=JUDGE_TEXT_CAP,
+            on_retry=lambda why, d: ui.warning(f"the judge: {why}, retrying once ({d})"),
+            title="⚖ The Judge", on_text=ui.judge_output, text_limit=JUDGE_TEXT_CAP,
+            cancel=ctx.cancel,
         )  # fmt: skip
         caller.summarize(res, f"{res.status} · {res.meta.duration:.1f}s")
         return res

@@ -1,0 +1,492 @@
+"""The real orchestrator on the in-process runner: every stop rule, the blind round,
+re-ask, retries and timeouts (on a fake clock), the Judge's fallback, the budget and cost
+stops, and resume from every point a run saves. Milliseconds a debate, no processes."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import pytest
+
+from collab.errors import Interrupted, PrerequisiteError
+from collab.orchestrator import Orchestrator
+from collab.request import DebateRequest, build_config
+from collab.runners.base import TurnJob
+from collab.runners.inprocess import (
+    SCRIPTED,
+    SCRIPTED_AGENTS,
+    Handler,
+    InProcessRunner,
+    Reply,
+    script,
+)
+from collab.state import RunState
+from collab.store import RunDir, new_run_id
+from tests.helpers import JUDGE_REST
+
+Answer = Reply | str
+SHM = Path("/dev/shm")
+
+
+@pytest.fixture(autouse=True)
+def home_in_memory(hermetic_env: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """COLLAB_HOME on tmpfs where there is one: the run's fsyncs then cost nothing."""
+    if not SHM.is_dir() or not os.access(SHM, os.W_OK):
+        yield
+        return
+    with tempfile.TemporaryDirectory(dir=SHM, prefix="collab-test-") as home:
+        monkeypatch.setenv("COLLAB_HOME", home)
+        yield
+
+
+def said(
+    new: Sequence[str] = (),
+    stances: Sequence[tuple[str, str, str]] = (),
+    prose: str = "My argument.",
+) -> str:
+    """A reply: prose, then the contract block (new point titles; (id, stance, evidence))."""
+    doc = {
+        "new_points": [{"title": t, "evidence": f"evidence for {t}"} for t in new],
+        "stances": [{"id": i, "stance": s, "evidence": e} for i, s, e in stances],
+        "abstain": None,
+    }
+    return f"{prose}\n\n```json\n{json.dumps(doc)}\n```\n"
+
+
+QUIET = said()
+NO_BLOCK = "Just prose, no contract block at all."
+JUDGE = "## TL;DR\nThe Judge's summary." + JUDGE_REST
+REFUSAL = "I'm sorry, but I can't provide a judgement on this debate."
+
+
+def fresh_point(job: TurnJob) -> str:
+    """Every turn a new point of its own; the Judge writes its summary."""
+    return JUDGE if job.step.startswith("judge") else said([f"point of {job.step}"])
+
+
+def circling(job: TurnJob) -> str:
+    """Each side contests I1 with the same words every round; A adds a point each round
+    and drops its last one (so no round is quiet): only the circularity rule can stop it."""
+    if job.step.startswith("judge"):
+        return JUDGE
+    r, side = int(job.step.split("-")[0][1:]), job.step.split("-")[1]
+    if r == 1:
+        return said(["the crux"]) if side == "A" else QUIET
+    if side == "B":
+        return said([], [("I1", "contest", "B holds its ground")])
+    drop = [(f"I{r - 1}", "drop", "said enough")] if r > 2 else []
+    return said([f"point of round {r}"], [("I1", "contest", "A holds its ground"), *drop])
+
+
+@dataclass
+class Run:
+    state: RunState
+    runner: InProcessRunner
+    events: list[dict[str, object]]
+    saves: list[dict[str, Any]] = field(default_factory=list)
+    error: BaseException | None = None
+
+    def steps(self) -> list[str]:
+        return self.runner.steps()
+
+    def kinds(self) -> list[object]:
+        return [e["event"] for e in self.events]
+
+
+def config(**options: Any) -> Any:
+    return _config(tuple(sorted(options.items())))
+
+
+@functools.lru_cache
+def _config(options: tuple[tuple[str, Any], ...]) -> Any:
+    """A frozen DebateConfig, built (presets read, topic scanned) once per set of options."""
+    req = DebateRequest(
+        topic="Tabs or spaces?", agent_a=SCRIPTED, agent_b=SCRIPTED, judge_agent=SCRIPTED,
+        runner="subprocess", **dict(options),
+    )  # fmt: skip
+    return build_config(req, SCRIPTED_AGENTS.keys())
+
+
+def debate(
+    replies: Mapping[str, Sequence[Answer]] | Handler,
+    default: Answer | Handler = fresh_point,
+    *,
+    state: RunState | None = None,
+    **options: Any,
+) -> Run:
+    """Drive one run (or resume ``state``) to its end with scripted replies."""
+    if not callable(replies) and not callable(default) and "judge" not in replies:
+        # A constant answer is a debater's: the Judge still writes its sections.
+        replies = {**replies, "judge": [JUDGE]}
+    handler = replies if callable(replies) else script(replies, default)
+    runner = InProcessRunner(handler)
+    if state is None:
+        run_dir = RunDir(new_run_id())
+        run_dir.create()
+        state = RunState(run_id=run_dir.run_id, config=config(**options), status="pending")
+        resumed = False
+    else:
+        run_dir = RunDir(state.run_id)
+        resumed = True
+    events: list[dict[str, object]] = []
+    saves: list[dict[str, Any]] = []
+    save = run_dir.save
+
+    def keep(doc: dict[str, object]) -> None:
+        saves.append(json.loads(json.dumps(doc)))
+        save(doc)
+
+    run_dir.save = keep  # type: ignore[method-assign,assignment]
+    orch = Orchestrator(
+        state, run_dir, agents=SCRIPTED_AGENTS, runner_factory=runner.factory,
+        event_sinks=[events.append], resumed=resumed, clock=runner.clock,
+    )  # fmt: skip
+    run = Run(state, runner, events, saves)
+    try:
+        orch.run()
+    except (Interrupted, PrerequisiteError) as exc:
+        run.error = exc
+    return run
+
+
+def by_round(steps: Sequence[str]) -> list[str]:
+    """Steps in a stable order (the blind round's two sides run at once)."""
+    return sorted(steps, key=lambda s: (s.startswith("judge"), s))
+
+
+# -- every stop rule ---------------------------------------------------------------------
+
+
+class Stop(NamedTuple):
+    test_id: str
+    replies: Mapping[str, Sequence[Answer]]
+    default: Answer | Handler
+    options: dict[str, Any]
+    reason: str
+    detail: str
+    steps: list[str]
+    status: str = "done"
+
+
+STOPS = [
+    Stop("max-rounds", {}, fresh_point, {}, "max-rounds", "reached 3/3 rounds",
+         ["r1-A-1", "r1-B-1", "r2-A-1", "r2-B-1", "r3-A-1", "r3-B-1", "judge-1"]),
+    Stop("all-resolved", {"r1-A": [said(["tabs"])], "r2-B": [said([], [("I1", "agree", "fair")])]},
+         QUIET, {"rounds": 5}, "converged-early", "the only issue is resolved or dropped",
+         ["r1-A-1", "r1-B-1", "r2-A-1", "r2-B-1", "judge-1"]),
+    Stop("all-dropped", {"r1-A": [said(["tabs"])], "r2-A": [said([], [("I1", "drop", "moot")])]},
+         QUIET, {"rounds": 5}, "converged-early", "the only issue is resolved or dropped",
+         ["r1-A-1", "r1-B-1", "r2-A-1", "r2-B-1", "judge-1"]),
+    Stop("two-quiet-rounds", {"r1-A": [said(["tabs"])], "judge": [JUDGE]}, QUIET,
+         {"rounds": 5}, "converged-early", "no new points in rounds 2 and 3",
+         ["r1-A-1", "r1-B-1", "r2-A-1", "r2-B-1", "r3-A-1", "r3-B-1", "judge-1"]),
+    Stop("circular-break", {}, circling, {"rounds": 7}, "circular-break",
+         "I1 went round in circles for 3 rounds after a new angle",
+         [f"r{r}-{s}-1" for r in range(1, 6) for s in "AB"] + ["judge-1"]),
+    Stop("circular-on-last-round-is-max-rounds", {}, circling, {"rounds": 4}, "max-rounds",
+         "reached 4/4 rounds", [f"r{r}-{s}-1" for r in range(1, 5) for s in "AB"] + ["judge-1"]),
+    Stop("budget-spent-mid-round", {"r1-A": [Reply(seconds=60)] * 2}, fresh_point,
+         {"budget": 50, "opening": "sequential"}, "timeout", "time budget of 50s spent",
+         ["r1-A-1", "r1-A-2", "judge-1"], "failed"),
+    Stop("budget-spent-after-round", {}, Reply(said(["x"]), seconds=30), {"budget": 100,
+         "opening": "sequential"}, "timeout", "time budget spent after round 2",
+         ["r1-A-1", "r1-B-1", "r2-A-1", "r2-B-1", "r2-B-2", "judge-1"]),
+    Stop("cost-cap", {}, Reply(said(["x"]), cost_usd=0.03), {"max_cost": 0.05,
+         "opening": "sequential"}, "budget", "cost $0.0600 reached the --max-cost cap of $0.05",
+         ["r1-A-1", "r1-B-1"]),
+    Stop("cost-cap-blind-checked-once", {}, Reply(said(["x"]), cost_usd=0.03),
+         {"max_cost": 0.01}, "budget", "cost $0.0600 reached the --max-cost cap of $0.01",
+         ["r1-A-1", "r1-B-1"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", STOPS, ids=[c.test_id for c in STOPS])
+def test_stop_rules(case: Stop) -> None:
+    run = debate(case.replies, case.default, **case.options)
+    assert run.error is None
+    assert (run.state.stop_reason, run.state.stop_detail) == (case.reason, case.detail)
+    assert by_round(run.steps()) == by_round(case.steps)
+    assert run.state.status == case.status
+    assert run.state.judge is not None
+    stops = [e for e in run.events if e["event"] == "stop"]
+    assert [(e["reason"], e["detail"]) for e in stops] == [(case.reason, case.detail)]
+
+
+def test_a_new_angle_is_injected_once_before_the_circular_break() -> None:
+    run = debate({}, circling, rounds=7)
+    angle = run.state.angle
+    assert angle is not None and (angle.round_no, angle.issue_ids[0]) == (5, "I1")
+    r5 = [job.prompt for job in run.runner.jobs if job.step.startswith("r5-")]
+    r4 = [job.prompt for job in run.runner.jobs if job.step.startswith("r4-")]
+    assert all(angle.text in p for p in r5) and not any(angle.text in p for p in r4)
+    assert [e["round"] for e in run.events if e["event"] == "angle"] == [5]
+
+
+def test_the_budget_bounds_each_turns_timeout_on_the_clock() -> None:
+    run = debate({}, Reply(said(["x"]), seconds=30), budget=100, opening="sequential")
+    timeouts = {job.step: job.timeout for job in run.runner.jobs}
+    # 90 s spent before r2-B: it gets the 10 left, and both attempts time out.
+    assert (timeouts["r1-A-1"], timeouts["r2-A-1"], timeouts["r2-B-1"]) == (100, 40, 10)
+    b2 = run.state.turn(2, "B")
+    assert b2 is not None and (b2.status, b2.meta.attempts) == ("timeout", 2)
+
+
+def test_the_cost_cap_skips_the_judge_for_the_ledger_summary() -> None:
+    run = debate({}, Reply(said(["x"]), cost_usd=0.03), max_cost=0.05, opening="sequential")
+    judge = run.state.judge
+    assert judge is not None and judge.fallback and judge.meta is None
+    assert "judge" not in " ".join(run.steps())
+    assert any("cost cap reached" in str(e.get("text")) for e in run.events)
+
+
+# -- the blind round -------------------------------------------------------------------
+
+
+def test_the_blind_round_hides_each_sides_reply_from_the_other() -> None:
+    run = debate({"r1-A": [said(["secret of A"])], "r1-B": [said(["secret of B"])]})
+    prompts = {job.step: job.prompt for job in run.runner.jobs}
+    assert "secret of A" not in prompts["r1-B-1"] and "secret of B" not in prompts["r1-A-1"]
+    assert "secret of A" in prompts["r2-B-1"] and "secret of B" in prompts["r2-A-1"]
+    assert len(run.runner.companions) == 1 and run.runner.companions[0].closed
+
+
+def test_a_blind_side_resumed_alone_sees_nothing_of_the_saved_side() -> None:
+    whole = debate({"r1-A": [said(["secret of A"])], "r1-B": [said(["secret of B"])]})
+    one = next(s for s in whole.saves if len(s["turns"]) == 1)
+    saved = one["turns"][0]["side"]
+    other = "B" if saved == "A" else "A"
+    again = debate({}, state=RunState.from_dict(one))
+    prompts = {job.step: job.prompt for job in again.runner.jobs}
+    assert f"r1-{saved}-1" not in prompts
+    assert f"secret of {saved}" not in prompts[f"r1-{other}-1"]
+    assert f"secret of {saved}" in prompts[f"r2-{other}-1"]
+
+
+def test_sequential_opening_shows_b_what_a_wrote_in_round_one() -> None:
+    run = debate({"r1-A": [said(["secret of A"])]}, opening="sequential")
+    prompts = {job.step: job.prompt for job in run.runner.jobs}
+    assert "secret of A" in prompts["r1-B-1"]
+    assert run.runner.companions == []
+
+
+def test_a_failing_side_cancels_the_other_through_the_flag() -> None:
+    lost = Reply(exit_code=1, stderr="not logged in")
+    run = debate({"r1-A": [Reply(wait_cancel=True)], "r1-B": [lost]})
+    assert isinstance(run.error, PrerequisiteError)
+    assert "login failed" in str(run.error) and f"collab resume {run.state.run_id}" in str(
+        run.error
+    )
+    assert (run.state.status, run.state.turns) == ("failed", [])
+    assert run.kinds()[-1] == "run_finished"
+
+
+def test_ctrl_c_mid_run_saves_and_says_how_to_resume() -> None:
+    run = debate({"r2-A": [Reply(error=KeyboardInterrupt())]})
+    assert isinstance(run.error, Interrupted)
+    assert run.state.status == "interrupted" and len(run.state.turns) == 2
+    assert run.saves[-1]["status"] == "interrupted"
+    assert run.events[-1]["exit_code"] == 130
+
+
+# -- re-ask, retries, timeouts ---------------------------------------------------------
+
+
+class TurnCase(NamedTuple):
+    test_id: str
+    attempts: dict[str, list[Answer]]  # r1-A's steps (r1-A, r1-A-fix) and their attempts
+    status: str
+    steps: list[str]  # of r1-A, in order
+    issues: int  # in the ledger after round 1 (r1-B raises none)
+    retried: list[str]  # turn_retry reasons
+
+
+TURN_CASES = [
+    TurnCase("ok", {"r1-A": [said(["p"])]}, "ok", ["r1-A-1"], 1, []),
+    TurnCase("reask-mends", {"r1-A": [NO_BLOCK], "r1-A-fix": [said(["p"])]}, "ok",
+             ["r1-A-1", "r1-A-fix-1"], 1, []),
+    TurnCase("reask-fails-too", {"r1-A": [NO_BLOCK], "r1-A-fix": [NO_BLOCK]}, "ok",
+             ["r1-A-1", "r1-A-fix-1"], 0, []),
+    TurnCase("reask-errors", {"r1-A": [NO_BLOCK], "r1-A-fix": [Reply(exit_code=1,
+             stderr="boom")]}, "ok", ["r1-A-1", "r1-A-fix-1"], 0, []),
+    TurnCase("error-then-ok", {"r1-A": [Reply(exit_code=1, stderr="boom"), said(["p"])]},
+             "ok", ["r1-A-1", "r1-A-2"], 1, ["error"]),
+    TurnCase("empty-twice", {"r1-A": ["", ""]}, "no-response", ["r1-A-1", "r1-A-2"], 0,
+             ["no-response"]),
+    TurnCase("timeout-twice", {"r1-A": [Reply(hang=True)] * 2}, "timeout",
+             ["r1-A-1", "r1-A-2"], 0, ["timeout"]),
+    TurnCase("timeout-then-ok", {"r1-A": [Reply(hang=True), said(["p"])]}, "ok",
+             ["r1-A-1", "r1-A-2"], 1, ["timeout"]),
+    TurnCase("abstain", {"r1-A": ["Nothing to add.\n\n```json\n" + json.dumps(
+             {"new_points": [], "stances": [], "abstain": "agree with all"}) + "\n```"]},
+             "abstain", ["r1-A-1"], 0, []),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", TURN_CASES, ids=[c.test_id for c in TURN_CASES])
+def test_one_turn(case: TurnCase) -> None:
+    run = debate({**case.attempts, "r1-B": [QUIET]}, QUIET, rounds=2)
+    a1 = run.state.turn(1, "A")
+    assert a1 is not None and a1.status == case.status
+    assert [s for s in run.steps() if s.startswith("r1-A")] == case.steps
+    assert len(run.state.ledger(1).issues) == case.issues
+    assert [e["reason"] for e in run.events if e["event"] == "turn_retry"] == case.retried
+    assert (a1.reask is not None) == any("fix" in s for s in case.steps)
+    assert a1.meta.attempts == len([s for s in case.steps if "fix" not in s])
+
+
+def test_an_unusable_contract_twice_is_a_warning_and_no_ledger_change() -> None:
+    run = debate({"r1-A": [NO_BLOCK], "r1-A-fix": [NO_BLOCK], "r1-B": [QUIET]}, QUIET, rounds=2)
+    a1 = run.state.turn(1, "A")
+    assert a1 is not None and a1.contract is None and a1.contract_error
+    assert any("unusable twice" in w for w in a1.warnings)
+    fix = next(job for job in run.runner.jobs if job.step == "r1-A-fix-1")
+    assert NO_BLOCK[:20] in fix.prompt
+
+
+def test_every_turn_failing_fails_the_run() -> None:
+    run = debate({}, Reply(exit_code=1, stderr="boom"), rounds=2)
+    assert run.state.status == "failed"
+    assert run.state.error == "every turn failed (last: boom)"
+    assert run.events[-1]["exit_code"] == 1
+
+
+def test_the_whole_reply_is_kept_once_in_the_run_dir() -> None:
+    long = said(["p"], prose="x" * 20_000)
+    run = debate({"r1-A": [long]}, QUIET, rounds=2)
+    a1 = run.state.turn(1, "A")
+    assert a1 is not None and a1.raw_file == "replies/r1-A.txt"
+    assert (RunDir(run.state.run_id).path / a1.raw_file).read_text() == long.strip()
+    assert len(a1.reply) < len(long)
+
+
+# -- the Judge -------------------------------------------------------------------------
+
+
+class JudgeCase(NamedTuple):
+    test_id: str
+    attempts: list[Answer]
+    fallback: bool
+    steps: list[str]
+    fixes: list[Answer] | None = None  # the retry that names the missing sections
+
+
+JUDGES = [
+    JudgeCase("answers", [JUDGE], False, ["judge-1"]),
+    JudgeCase("fails-then-answers", [Reply(exit_code=1, stderr="x"), JUDGE], False,
+              ["judge-1", "judge-2"]),
+    JudgeCase("fails-twice", [Reply(exit_code=1, stderr="x")] * 2, True, ["judge-1", "judge-2"]),
+    JudgeCase("times-out-twice", [Reply(hang=True)] * 2, True, ["judge-1", "judge-2"]),
+    JudgeCase("no-sections-then-mended", ["## TL;DR\nonly this"], False,
+              ["judge-1", "judge-fix-1"], [JUDGE]),
+    JudgeCase("refuses-twice", [REFUSAL], True, ["judge-1", "judge-fix-1"], [REFUSAL]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", JUDGES, ids=[j.test_id for j in JUDGES])
+def test_the_judge(case: JudgeCase) -> None:
+    script: dict[str, list[Answer]] = {"judge": case.attempts, "r1-A": [said(["tabs"])]}
+    if case.fixes is not None:
+        script["judge-fix"] = case.fixes
+    run = debate(script, QUIET, rounds=2)
+    judge = run.state.judge
+    assert judge is not None and judge.fallback == case.fallback
+    assert [s for s in run.steps() if s.startswith("judge")] == case.steps
+    if case.fallback:
+        assert "I1" in judge.text and "tabs" in judge.text  # the ledger, summarised
+    else:
+        assert "The Judge's summary." in judge.text
+    assert [e["fallback"] for e in run.events if e["event"] == "judge_finished"] == [case.fallback]
+    assert run.state.status == "done"
+
+
+# -- resume from every saved point ------------------------------------------------------
+
+
+def _resume_cases() -> list[tuple[str, dict[str, Any]]]:
+    """(where, options) of runs whose every save is a point to resume from."""
+    return [
+        ("blind-max-rounds", {"rounds": 2}),
+        ("sequential", {"rounds": 2, "opening": "sequential"}),
+        ("converged", {"rounds": 4}),
+    ]
+
+
+def _replies(where: str) -> Mapping[str, Sequence[Answer]]:
+    if where == "converged":
+        return {"r1-A": [said(["tabs"])], "r2-B": [said([], [("I1", "agree", "ok")])]}
+    return {}
+
+
+def _default(where: str) -> Answer | Handler:
+    return QUIET if where == "converged" else fresh_point
+
+
+@pytest.mark.parametrize(("where", "options"), _resume_cases(), ids=lambda v: str(v)[:20])
+def test_resume_from_every_saved_point(where: str, options: dict[str, Any]) -> None:
+    whole = debate(_replies(where), _default(where), **options)
+    assert whole.error is None and len(whole.saves) >= 5
+    done_steps = by_round(whole.steps())
+    for n, saved in enumerate(whole.saves):
+        state = RunState.from_dict(saved)
+        held = {f"r{t.round_no}-{t.side}-1" for t in state.turns}
+        if state.judge is not None:
+            held.add("judge-1")
+        again = debate(_replies(where), _default(where), state=state)
+        assert again.error is None, n
+        # Nothing done twice, nothing missed, and the same debate in the end.
+        assert by_round(again.steps()) == [s for s in done_steps if s not in held], n
+        assert _outcome(again.state) == _outcome(whole.state), n
+
+
+def _outcome(st: RunState) -> tuple[object, ...]:
+    turns = [(t.round_no, t.side, t.status, t.prose) for t in st.turns]
+    judge = None if st.judge is None else (st.judge.text, st.judge.fallback)
+    return (st.status, st.stop_reason, st.stop_detail, turns, judge, st.checked_rounds)
+
+
+def test_resume_after_ctrl_c_finishes_the_run() -> None:
+    broken = debate({"r2-B": [Reply(error=KeyboardInterrupt())]}, rounds=2)
+    assert isinstance(broken.error, Interrupted)
+    again = debate({}, state=RunState.from_dict(broken.saves[-1]))
+    assert by_round(again.steps()) == ["r2-B-1", "judge-1"]
+    assert again.state.status == "done" and again.state.stop_reason == "max-rounds"
+    assert again.kinds()[0] == "run_started" and again.events[0]["resumed"] is True
+
+
+# -- what the listeners hear ------------------------------------------------------------
+
+
+def test_events_in_order_with_the_live_text() -> None:
+    run = debate(
+        {"r1-A": [said(["tabs"], prose="Tabs are wider.")], "judge": [JUDGE]}, QUIET, rounds=2
+    )
+    kinds = run.kinds()
+    assert kinds[0] == "run_started" and kinds[-1] == "run_finished"
+    order = ["round_started", "turn_started", "turn_finished", "ledger", "stop",
+             "judge_started", "judge_finished"]  # fmt: skip
+    firsts = [kinds.index(k) for k in order]
+    assert firsts == sorted(firsts)
+    texts = "".join(str(e["text"]) for e in run.events if e["event"] == "text")
+    assert "Tabs are wider." in texts and "The Judge's summary." in texts
+    seqs = [int(str(e["seq"])) for e in run.events]
+    assert seqs == sorted(set(seqs))
+
+
+def test_turn_context_hands_down_where_a_call_ends() -> None:
+    """The Judge is not bounded by the run's budget; a turn is, by the clock it is given."""
+    seen: list[tuple[str, float]] = []
+
+    def timing(job: TurnJob) -> Answer:
+        seen.append((job.step, job.timeout))
+        return JUDGE if job.step.startswith("judge") else Reply(said(["p"]), seconds=5)
+
+    debate(timing, rounds=2, budget=8, timeout=6, judge_timeout=70, opening="sequential")
+    assert dict(seen)["judge-1"] == 70
+    assert (dict(seen)["r1-A-1"], dict(seen)["r1-B-1"]) == (6, 3)
