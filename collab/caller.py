@@ -24,7 +24,7 @@ from collab.agents import (
 from collab.agents.catalogue import decoder_for, interpret, reports_cost
 from collab.agents.decoding import AgentReply, Usage, sum_usage
 from collab.config import AgentChoice
-from collab.errors import PrerequisiteError
+from collab.errors import LoginFailed
 from collab.prices import Price, estimate, load_prices, price_for
 from collab.runners.base import OutputHook, Runner, TurnJob
 from collab.runners.turnfiles import TurnDir
@@ -139,7 +139,7 @@ class AgentCaller:
                 if not reply.ok and _login_failed(spec, reply):
                     # No retry can mend a lost login: stop the run, keep it resumable.
                     self.tdir.write_summary(sid, "login failed: the run stops here")
-                    raise PrerequisiteError(
+                    raise LoginFailed(
                         f"{spec.name} login failed: {_first_line(reply.error)}",
                         hint=spec.login_hint or None,
                     )

@@ -42,6 +42,14 @@ def m001_protocol_v2_fields(doc: Doc) -> None:
         judge.setdefault("raw", None)
 
 
+@migration
+def m002_stance_table_v1(doc: Doc) -> None:
+    """v2 → v3. Runs saved before the stance table v2 replay their ledger with v1: a
+    raiser's reasoned ``agree`` on its own issue changed nothing, a stance needed no
+    reason, and ``abstain`` beside items threw the turn away (collab.ledger)."""
+    doc.setdefault("stance_table", "v1")
+
+
 LATEST = len(MIGRATIONS) + 1
 
 

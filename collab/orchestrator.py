@@ -290,9 +290,12 @@ class Orchestrator:
             return True
         return False
 
-    def _stop(self, reason: str, detail: str) -> None:
+    def _stop(self, reason: convergence.StopReason, detail: str) -> None:
         self.state.stop_reason = reason
         self.state.stop_detail = detail
+        if reason == "no-contract":  # not a result: say so, as a warning too
+            self.state.warnings.append(detail)
+            self.ui.warning(detail)
         self._save()
         self.ui.stopped(reason, detail)
 

@@ -12,7 +12,7 @@ from collab.agents.decoding import Usage, sum_usage
 from collab.config import DebateConfig
 from collab.errors import DamagedRun
 from collab.fields import DamagedField, Fields
-from collab.ledger import Ledger, ledger_to_dict, replay
+from collab.ledger import CURRENT_TABLE, TABLE_NAMES, Ledger, TableName, ledger_to_dict, replay
 from collab.seats import SIDES, Side
 from collab.store import RunDir, StoredRun, scan_runs
 from collab.turns import AgentMeta, TurnRecord, meta_from_fields
@@ -64,13 +64,19 @@ class RunState:
     # The side the Judge read as "Position 1" (drawn from the run id; kept for an audit).
     judge_first: Side | None = None
     origin: Origin = "cli"
+    # The stance table the ledger is replayed with (collab.ledger.STANCE_TABLES): runs
+    # saved before v2 keep v1 (migration m002).
+    stance_table: TableName = CURRENT_TABLE
 
     # -- derived -------------------------------------------------------------------
     def ledger(self, upto_round: int | None = None) -> Ledger:
         return replay(
-            (t.side, t.round_no, t.contract)
-            for t in self.turns
-            if upto_round is None or t.round_no <= upto_round
+            (
+                (t.side, t.round_no, t.contract)
+                for t in self.turns
+                if upto_round is None or t.round_no <= upto_round
+            ),
+            self.stance_table,
         )
 
     def round_ledgers(self) -> list[Ledger]:
@@ -148,6 +154,7 @@ class RunState:
             "temp_dir": self.temp_dir,
             "judge_first": self.judge_first,
             "origin": self.origin,
+            "stance_table": self.stance_table,
             # Derived, kept for readers of state.json (resume recomputes them).
             "ledger": ledger_to_dict(ledger),
             "round_ledgers": [ledger_to_dict(lg) for lg in self.round_ledgers()],
@@ -180,6 +187,7 @@ class RunState:
             temp_dir=f.opt_str("temp_dir"),
             judge_first=None if f.get("judge_first") is None else f.literal("judge_first", SIDES),
             origin=f.literal("origin", ORIGINS, "cli"),
+            stance_table=f.literal("stance_table", TABLE_NAMES, CURRENT_TABLE),
         )
 
 

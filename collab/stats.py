@@ -1,7 +1,10 @@
 """What the debates did, in numbers: per run, and across runs (``collab stats``). Pure.
 
-- concession rate: reasoned agrees per debater turn;
+- concession rate: reasoned agrees per debater turn (on either side's issue: a raiser's
+  reasoned agree gives up its own point, ``conceded``);
 - issues resolved by evidence (a reasoned agree) vs dropped, and left open;
+- turns with a usable contract / debater turns (a turn that sent nothing usable is
+  counted here, not in the item salvage rate);
 - rounds to converge: rounds held by the runs that stopped as ``converged-early``;
 - verdict mix;
 - contract salvage rate: contract items kept / items sent;
@@ -33,10 +36,16 @@ class RunStats:
     verdict: str
     judge_fallback: bool | None  # None: no Judge yet
     cost_usd: float | None
+    conceded: int = 0  # issues dropped by their raiser's reasoned agree
+    contract_turns: int = 0  # debater turns whose contract was usable
 
     @property
     def concession_rate(self) -> float | None:
         return _ratio(self.agrees, self.turns)
+
+    @property
+    def contract_rate(self) -> float | None:
+        return _ratio(self.contract_turns, self.turns)
 
     @property
     def salvage_rate(self) -> float | None:
@@ -46,6 +55,7 @@ class RunStats:
         return asdict(self) | {
             "concession_rate": self.concession_rate,
             "salvage_rate": self.salvage_rate,
+            "contract_rate": self.contract_rate,
             "cost_per_resolved_usd": _cost_per(self.cost_usd, self.resolved),
         }
 
@@ -75,6 +85,8 @@ def run_stats(state: RunState) -> RunStats:
         verdict=state.verdict(),
         judge_fallback=None if state.judge is None else state.judge.fallback,
         cost_usd=state.cost_usd(),
+        conceded=sum(1 for i in ledger.issues if i.resolution == "conceded"),
+        contract_turns=sum(1 for t in debater_turns if t.contract is not None),
     )
 
 
@@ -95,6 +107,9 @@ class Stats:
     judge_fallback_rate: float | None = None
     cost_usd: float | None = None
     cost_per_resolved_usd: float | None = None
+    conceded: int = 0
+    contract_turns: int = 0
+    contract_rate: float | None = None
 
 
 def aggregate(runs: Sequence[RunStats]) -> Stats:
@@ -121,6 +136,9 @@ def aggregate(runs: Sequence[RunStats]) -> Stats:
         judge_fallback_rate=_ratio(sum(1 for r in judged if r.judge_fallback), len(judged)),
         cost_usd=cost,
         cost_per_resolved_usd=_cost_per(cost, resolved),
+        conceded=sum(r.conceded for r in runs),
+        contract_turns=sum(r.contract_turns for r in runs),
+        contract_rate=_ratio(sum(r.contract_turns for r in runs), sum(r.turns for r in runs)),
     )
 
 

@@ -49,6 +49,15 @@ _MARKER = re.compile(r"[<＜﹤]{3,}(?=\s*(?:collab|end))", re.IGNORECASE)
 ELLIPSIS = "…"
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def well_formed(text: str) -> str:
+    """Lone surrogates (a JSON escape such as ``\\ud800`` in an agent's output decodes to
+    one; a pair is already one character) → U+FFFD, so the text can be written as UTF-8."""
+    return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
+
+
 def clean(text: str) -> str:
     """The control-character policy for every output: newlines normalised to ``\\n``;
     ANSI escapes, C0/C1 controls (but tab and newline), bidi controls and invisible

@@ -109,3 +109,18 @@ class CmdlinePoller:
                     except OSError:
                         pass
             self.scans += 1
+
+
+# What a scripted Judge writes after its TL;DR: the other sections every answer must
+# have (collab.judging.REQUIRED_SECTIONS), so that it is not a failed Judge. Mentions no
+# issue id: collab's line for the open issues a summary skipped is still added.
+JUDGE_REST = (
+    "\n\n## Crux\n- Which cost matters more here?"
+    "\n\n## Open disagreements\n- As the ledger lists them."
+    "\n\n## Minority report\n- The other side's best case stands."
+)
+JUDGE_REST_JA = (
+    "\n\n## 争点の核心\n- 何を優先するか。"
+    "\n\n## 未解決の対立点\n- 台帳のとおり。"
+    "\n\n## 少数意見\n- 相手側の最良の論拠。"
+)

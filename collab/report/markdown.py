@@ -219,8 +219,10 @@ def _numbers(state: RunState) -> list[str]:
         + (" (converged)" if s.converged else ""),
         f"- concession rate: {pct(s.concession_rate)} ({s.agrees} reasoned agrees in "
         f"{s.turns} turns)",
-        f"- issues: {s.resolved} resolved by evidence, {s.dropped} dropped, {s.open} open",
+        f"- issues: {s.resolved} resolved by evidence, {s.dropped} dropped"
+        + (f" ({s.conceded} conceded)" if s.conceded else "") + f", {s.open} open",
         f"- contract salvage: {pct(s.salvage_rate)} ({s.items_kept}/{s.items_sent} items kept)",
+        f"- turns with a usable contract: {pct(s.contract_rate)} ({s.contract_turns}/{s.turns})",
         f"- judge: {'fallback from the ledger' if s.judge_fallback else 'answered'}"
         if s.judge_fallback is not None else "- judge: not yet",
         f"- cost per resolved issue: {per}",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any, get_args
 
+from collab.convergence import STOP_REASONS
 from collab.doctor import Level
 from collab.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_PREREQ, EXIT_USAGE
 from collab.ledger import STATUSES, Resolution
@@ -71,7 +72,7 @@ RESULT = _doc(
     {
         "run_id": {"type": "string"},
         "status": _STATUS,
-        "stop_reason": _STR_OR_NULL,
+        "stop_reason": {"enum": [*STOP_REASONS, None]},
         "stop_detail": {"type": "string"},
         "verdict": {"enum": list(VERDICTS)},
         "error": _STR_OR_NULL,
@@ -349,6 +350,9 @@ STATS = _doc(
         "rounds_to_converge": _NUM_OR_NULL,
         "verdicts": {"type": "object", "additionalProperties": {"type": "integer"}},
         "salvage_rate": _RATE,
+        "conceded": {"type": "integer", "minimum": 0},
+        "contract_turns": {"type": "integer", "minimum": 0},
+        "contract_rate": _RATE,
         "judge_fallback_rate": _RATE,
         "cost_usd": _NUM_OR_NULL,
         "cost_per_resolved_usd": _NUM_OR_NULL,

@@ -18,7 +18,7 @@ from libtmux import Server
 from collab.cli import main
 from collab.store import RunDir
 from tests.conftest import FakeAgent, contract_block
-from tests.helpers import pid_alive, processes_of, wait_until
+from tests.helpers import JUDGE_REST, pid_alive, processes_of, wait_until
 
 ROLE_A = "(Role A) in a structured debate"
 ROLE_B = "(Role B) in a structured debate"
@@ -39,7 +39,7 @@ def topic_rules(tags: list[str], sleep: float = 0.0) -> list[dict[str, object]]:
     rules: list[dict[str, object]] = []
     for tag in tags:
         rules += [
-            {"match": [JUDGE, tag], "replies": [f"## TL;DR\n- verdict on {tag}"]},
+            {"match": [JUDGE, tag], "replies": [f"## TL;DR\n- verdict on {tag}" + JUDGE_REST]},
             {"match": [ROLE_A, tag], "replies": [
                 {"text": f"A on {tag}." + contract_block(new=[(f"Point {tag}", "e")]),
                  "sleep": sleep}]},

@@ -42,7 +42,8 @@ ROWS = [
     Row("items-without-contract", ("turns", 1, "items_kept"), 0),
     Row("judge-first-none", ("judge_first",), None),
     Row("judge-raw-none", ("judge", "raw"), None),
-    Row("version", ("schema_version",), 2),
+    Row("stance-table-v1", ("stance_table",), "v1"),
+    Row("version", ("schema_version",), 3),
 ]
 
 
@@ -63,11 +64,25 @@ def test_what_a_v1_run_said_is_kept() -> None:
 
 def test_damage_is_left_for_the_loader_to_name() -> None:
     doc: Doc = {"schema_version": 1, "config": "oops", "turns": ["x", 3], "judge": 7}
-    assert migrate(copy.deepcopy(doc), 1) == {**doc, "schema_version": 2, "judge_first": None}
+    assert migrate(copy.deepcopy(doc), 1) == {
+        **doc, "schema_version": 3, "judge_first": None, "stance_table": "v1"
+    }  # fmt: skip
 
 
 def test_versions_are_named_and_counted() -> None:
-    assert LATEST == len(MIGRATIONS) + 1 == 2
-    assert [m.__name__ for m in MIGRATIONS] == ["m001_protocol_v2_fields"]
+    assert LATEST == len(MIGRATIONS) + 1 == 3
+    assert [m.__name__ for m in MIGRATIONS] == [
+        "m001_protocol_v2_fields",
+        "m002_stance_table_v1",
+    ]
     current = migrate(v1_doc(), 1)
     assert migrate(copy.deepcopy(current), LATEST) == current  # nothing to do at the latest
+
+
+def test_a_v2_run_keeps_the_v1_stance_table() -> None:
+    """A run saved before the stance table v2 replays its ledger by the old rule, and a
+    run that already says which table it uses keeps it."""
+    doc: Doc = {"schema_version": 2, "run_id": "r"}
+    assert migrate(copy.deepcopy(doc), 2) == {**doc, "schema_version": 3, "stance_table": "v1"}
+    said: Doc = {"schema_version": 2, "stance_table": "v2"}
+    assert migrate(copy.deepcopy(said), 2)["stance_table"] == "v2"
