@@ -21,10 +21,11 @@ from collab.agents import (
     resolve_binary,
     spec_for,
 )
-from collab.agents.catalogue import decoder_for, interpret
+from collab.agents.catalogue import decoder_for, interpret, reports_cost
 from collab.agents.decoding import AgentReply, Usage, sum_usage
 from collab.config import AgentChoice
-from collab.errors import PrerequisiteError
+from collab.errors import LoginFailed
+from collab.prices import Price, estimate, load_prices, price_for
 from collab.runners.base import OutputHook, Runner, TurnJob
 from collab.runners.turnfiles import TurnDir
 from collab.turns import AgentMeta, TurnStatus
@@ -64,6 +65,7 @@ class AgentCaller:
         self.agents = agents
         self.base_env = dict(os.environ if base_env is None else base_env)
         self._binaries: dict[str, str] = dict(binaries or {})
+        self._prices: tuple[Price, ...] | None = None
 
     def with_runner(self, runner: Runner) -> AgentCaller:
         """The same caller on another runner (a turn running at the same time)."""
@@ -137,7 +139,7 @@ class AgentCaller:
                 if not reply.ok and _login_failed(spec, reply):
                     # No retry can mend a lost login: stop the run, keep it resumable.
                     self.tdir.write_summary(sid, "login failed: the run stops here")
-                    raise PrerequisiteError(
+                    raise LoginFailed(
                         f"{spec.name} login failed: {_first_line(reply.error)}",
                         hint=spec.login_hint or None,
                     )
@@ -153,6 +155,11 @@ class AgentCaller:
                 self.tdir.write_summary(sid, f"{status}: {_first_line(reply.error)} · retrying")
                 if on_retry is not None:
                     on_retry(status, reply.error or "")
+        cost = round(sum(costs), 6) if costs else None
+        estimated = False
+        if cost is None and not reports_cost(spec):
+            cost = self._estimate(choice, len(prompt) * n, reply.text, usages)
+            estimated = cost is not None
         meta = AgentMeta(
             agent=choice.agent,
             model=choice.model,
@@ -160,12 +167,27 @@ class AgentCaller:
             duration=round(total, 3),
             attempts=n,
             usage=sum_usage(usages),
-            cost_usd=round(sum(costs), 6) if costs else None,
+            cost_usd=cost,
             session_id=reply.session_id,
             error=None if status == "ok" else reply.error,
             pane_restarts=restarts,
+            cost_estimated=estimated,
         )
         return CallResult(status=status, reply=reply, meta=meta, step=sid)
+
+    def _estimate(
+        self, choice: AgentChoice, prompt_chars: int, text: str, usages: list[Usage]
+    ) -> float | None:
+        """The cost of an agent that reports none, from the price table (None: unpriced)."""
+        if self._prices is None:
+            self._prices = load_prices()
+        price = price_for(choice.agent, choice.model, self._prices)
+        if price is None:
+            return None
+        used = sum_usage(usages)
+        tin = used.input_tokens if used is not None else None
+        tout = used.output_tokens if used is not None else None
+        return estimate(price, prompt_chars, len(text), tin, tout)
 
     def summarize(self, result: CallResult, text: str) -> None:
         """The one line the pane shows under the turn once it has been read."""

@@ -239,7 +239,7 @@ def _as_list(raw: object, key: str, kept: _Kept) -> list[object]:
     return []
 
 
-def _text(item: dict[str, object], key: str, cap: int) -> str | None:
+def _text(item: dict[str, object], key: str) -> str | None:
     """The cleaned string at ``key`` ("" if absent), or None when it is not a string."""
     value = item.get(key, "")
     if value is None:
@@ -256,8 +256,8 @@ def _point(item: object, where: str, i: int, limits: Limits, kept: _Kept) -> Non
     if not isinstance(item, dict):
         kept.dropped.append(f"{where} (an object was expected, not {kind_of(item)})")
         return
-    title = _text(item, "title", limits.max_title_chars)
-    evidence = _text(item, "evidence", limits.max_evidence_chars)
+    title = _text(item, "title")
+    evidence = _text(item, "evidence")
     if not title:
         kept.dropped.append(f"{where} (no title)")
     elif evidence is None:
@@ -290,12 +290,12 @@ def _stance(
     issue_id = (
         f"I{raw_id}"
         if isinstance(raw_id, int) and not isinstance(raw_id, bool)
-        else (_text(item, "id", 16))
+        else _text(item, "id")
     )
     if issue_id and re.fullmatch(r"i\d+", issue_id):
         issue_id = issue_id.upper()
     kind = _stance_kind(item.get("stance"))
-    evidence = _text(item, "evidence", limits.max_evidence_chars)
+    evidence = _text(item, "evidence")
     if not issue_id:
         kept.dropped.append(f"{where} (no issue id)")
     elif issue_id not in known_ids:

@@ -12,10 +12,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from itertools import pairwise
-from typing import Literal
+from typing import Literal, get_args
 
 from collab.ledger import Issue, Ledger, get, new_points
 
+# Why a debate stopped: the one type every surface (state.json, the schemas, the docs)
+# names. ``no-contract``: round 1 yielded no usable contract from any side, after the
+# re-asks, so the debate stops there rather than run every round blind.
 StopReason = Literal[
     "converged-early",
     "circular-break",
@@ -23,7 +26,9 @@ StopReason = Literal[
     "timeout",
     "budget",
     "interrupted",
+    "no-contract",
 ]
+STOP_REASONS: tuple[StopReason, ...] = get_args(StopReason)
 
 
 @dataclass(frozen=True)
@@ -84,6 +89,10 @@ def _plural(n: int, word: str) -> str:
 
 
 NO_CONTRACT = "the ledger is empty because no contract block parsed"
+NO_CONTRACT_STOP = (
+    "no usable contract block from any side in round 1, even after the re-asks: the agents "
+    "are not following the contract; check the model (a small or local model may not)"
+)
 
 
 def check(
@@ -141,5 +150,8 @@ def check(
 
     if budget_spent:
         return Decision("timeout", detail=f"time budget spent after round {current}{why_empty}")
+
+    if current == 1 and not spoke(1):
+        return Decision("no-contract", detail=NO_CONTRACT_STOP)
 
     return Decision(None)

@@ -20,14 +20,14 @@ from collab.agents import (
     resolve_binary,
     spec_for,
 )
-from collab.agents.catalogue import interpret, stored_login
+from collab.agents.catalogue import certainly_logged_out, interpret, stored_login
 from collab.config import DebateConfig
 from collab.errors import PrerequisiteError, StorageError
 from collab.paths import collab_home
 from collab.runners import check_runner
 from collab.runners.probe import first_line, probe
 from collab.state import stored_runs
-from collab.store import runs_dir, storing, write_file
+from collab.store import make_private_dirs, runs_dir, storing, write_file
 
 Level = Literal["ok", "warn", "fail", "info"]
 LOW_SPACE = 10 * 1024 * 1024  # bytes: a warning below this much room in the data dir
@@ -42,15 +42,28 @@ class Ready:
     binaries: Mapping[str, str]  # agent name → absolute path
 
 
-def check_prerequisites(cfg: DebateConfig, agents: Mapping[str, AgentSpec] | None = None) -> Ready:
-    """Fail before anything starts when tmux or an agent CLI is missing. ``agents``: the
-    catalogue already loaded (None: load it)."""
+def check_prerequisites(
+    cfg: DebateConfig,
+    agents: Mapping[str, AgentSpec] | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Ready:
+    """Fail before anything starts when tmux or an agent CLI is missing, or an agent is
+    certainly not logged in (where we cannot tell, the first call finds out). ``agents``:
+    the catalogue already loaded (None: load it)."""
     known = load_agents() if agents is None else agents
+    env = os.environ if env is None else env
+    seats = [
+        (c, spec_for(c.agent, c.command, known)) for c in (cfg.agent_a, cfg.agent_b, cfg.judge)
+    ]
     binaries: dict[str, str] = {}
-    for choice in (cfg.agent_a, cfg.agent_b, cfg.judge):
-        spec = spec_for(choice.agent, choice.command, known)
+    for _, spec in seats:
         binaries[spec.name] = resolve_binary(spec)
     check_runner(cfg.runner)
+    for choice, spec in seats:
+        if choice.command is None and certainly_logged_out(choice.agent, env):
+            raise PrerequisiteError(
+                f"{choice.agent}: no login or API key found", hint=spec.login_hint or None
+            )
     return Ready(known, binaries)
 
 
@@ -139,7 +152,7 @@ def check_data_dir() -> Check:
     runs = home / "runs"
     try:
         with storing(runs, "create"):
-            runs.mkdir(parents=True, exist_ok=True)
+            make_private_dirs(runs)
         probe_file = runs / f".doctor-{os.getpid()}"
         write_file(probe_file, "x" * 4096)
         probe_file.unlink()

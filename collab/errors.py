@@ -5,6 +5,7 @@ CollabError
 │   ├── RunLockedError        another process drives the run (or batch)
 │   └── DamagedRun            a state.json that cannot be read as a run
 ├── PrerequisiteError (3)     tmux, an agent CLI or a login is missing
+│   └── LoginFailed           an agent's login failed on a call (``first`` keeps the message)
 ├── StorageError (3, or 1)    COLLAB_HOME cannot be written; 1 once a run has begun
 ├── RunnerError (1)
 └── Interrupted (130)
@@ -46,6 +47,15 @@ class PrerequisiteError(CollabError):
 
     exit_code = EXIT_PREREQ
     kind = "prerequisite"
+
+
+class LoginFailed(PrerequisiteError):
+    """An agent CLI answered that it has no usable login: no retry can mend it. ``first``
+    is the message as raised, before a run adds how to resume."""
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.first = message
 
 
 class RunLockedError(UsageError):

@@ -23,6 +23,7 @@ from collab.events import Listener
 from collab.ledger import Ledger, counts, ledger_to_dict
 from collab.seats import Side
 from collab.store import storage_error, storing
+from collab.text import clean_tree
 from collab.turns import TurnRecord
 
 EVENT_SCHEMA = "collab.event/1"
@@ -94,6 +95,7 @@ class EventStream(Listener):
         self.emit(
             "turn_finished", round=turn.round_no, side=turn.side, role=turn.role_name,
             status=turn.status, duration_s=turn.meta.duration, cost_usd=turn.cost_usd,
+            cost_estimated=turn.meta.cost_estimated,
             tokens=None if usage is None else {"input": usage.input_tokens,
                                                "output": usage.output_tokens},
             new_points=[] if c is None else [p.title for p in c.new_points],
@@ -184,7 +186,8 @@ class JsonlFile:
     def __call__(self, event: Event) -> None:
         if self.failed is not None or self._fd < 0:
             return
-        data = memoryview((json.dumps(event, ensure_ascii=False) + "\n").encode("utf-8"))
+        line = json.dumps(clean_tree(event), ensure_ascii=False) + "\n"
+        data = memoryview(line.encode("utf-8"))
         try:
             while data:
                 data = data[os.write(self._fd, data) :]

@@ -4,21 +4,120 @@ checks made on what it wrote. Pure: no I/O.
 The Judge writes about "Position 1/2" (``collab.labels``); its text is kept as written
 (``raw``) for an audit, and what collab shows and saves has the role names back. Every
 open issue must be named in the summary: an id the Judge skipped gets a line appended.
+
+The sections a Judge's answer must have are one list, :data:`REQUIRED_SECTIONS`, read
+by everything that checks them: an answer missing any is a failed Judge (one retry
+naming what was missing, then the ledger summary). A heading counts at any level
+(``#`` to ``######``), numbered or not, in any case, in English or Japanese.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
+from dataclasses import dataclass, replace
 
+from collab.agents.decoding import sum_usage
 from collab.labels import Labels, first_side
 from collab.lang import Lang
 from collab.ledger import Ledger
 from collab.seats import Side
+from collab.turns import AgentMeta
 
 _SKIPPED = {
     "en": "> Open, but not covered by the Judge's summary: {items}.",
     "ja": "> 審判のまとめが触れなかった未解決の論点: {items}。",
 }
+
+
+@dataclass(frozen=True)
+class Section:
+    key: str
+    headings: dict[Lang, str]  # as the Judge prompt asks for it, per language
+    only_if_open: bool = False  # required only while an issue is open
+    aliases: tuple[str, ...] = ()
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(_norm(h) for h in (*self.headings.values(), *self.aliases))
+
+
+REQUIRED_SECTIONS: tuple[Section, ...] = (
+    Section("tldr", {"en": "TL;DR", "ja": "TL;DR"}, aliases=("TLDR", "TL DR", "要約")),
+    Section("crux", {"en": "Crux", "ja": "争点の核心"}, aliases=("The crux",)),
+    Section("minority", {"en": "Minority report", "ja": "少数意見"}),
+    Section(
+        "open",
+        {"en": "Open disagreements", "ja": "未解決の対立点"},
+        only_if_open=True,
+    ),
+)
+
+_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(?P<text>.*?)[ \t#]*$", re.MULTILINE)
+# "1.", "2)", "iv." or "第1章"-free numbering before a heading's words.
+_NUMBER = re.compile(r"^(?:[0-9]+|[ivx]+)[.):．、]\s*|^[0-9]+\s+")
+_RETRY = {
+    "en": (
+        "\n\nYour previous answer was missing the required section(s): {names}. Write the "
+        "whole summary again with every section asked for above, each under its own "
+        "Markdown heading exactly as named."
+    ),
+    "ja": (
+        "\n\n前回の回答には必須のセクションがありませんでした: {names}。上で求めたすべての"
+        "セクションを、指定どおりの Markdown 見出しを付けて、まとめ全体をもう一度書いてください。"
+    ),
+}
+
+
+def _norm(heading: str) -> str:
+    text = unicodedata.normalize("NFKC", heading).strip().strip("*_`").strip()
+    text = _NUMBER.sub("", text.lower()).strip()
+    return " ".join(text.rstrip(":：").split())
+
+
+def headings(text: str) -> list[str]:
+    """Every ATX heading's words in ``text``, normalised (level, numbering, case gone)."""
+    return [_norm(m["text"]) for m in _HEADING.finditer(text)]
+
+
+def missing_sections(text: str, ledger: Ledger) -> tuple[Section, ...]:
+    """The required sections ``text`` lacks (Open disagreements only while one is open)."""
+    found = headings(text)
+    any_open = any(i.status == "open" for i in ledger.issues)
+    return tuple(
+        section
+        for section in REQUIRED_SECTIONS
+        if (any_open or not section.only_if_open)
+        and not any(_names_it(h, name) for h in found for name in section.names())
+    )
+
+
+def _names_it(heading: str, name: str) -> bool:
+    """ "minority report (position 2)" names "minority report"; "cruxes" does not."""
+    rest = heading[len(name) :] if heading.startswith(name) else None
+    return rest is not None and not (rest[:1].isascii() and rest[:1].isalnum())
+
+
+def section_names(sections: tuple[Section, ...], lang: Lang) -> str:
+    return ", ".join(s.headings[lang] for s in sections)
+
+
+def retry_note(missing: tuple[Section, ...], lang: Lang) -> str:
+    """What is added to the Judge prompt for its one retry: the sections it left out."""
+    return _RETRY[lang].format(names=section_names(missing, lang))
+
+
+def merged_meta(first: AgentMeta, second: AgentMeta) -> AgentMeta:
+    """The Judge's two calls (the answer and its one retry) as one, so none of the cost
+    is lost: durations, attempts, tokens and cost add up; the rest is the retry's."""
+    costs = [c for c in (first.cost_usd, second.cost_usd) if c is not None]
+    usages = [u for u in (first.usage, second.usage) if u is not None]
+    return replace(
+        second,
+        duration=round(first.duration + second.duration, 3),
+        attempts=first.attempts + second.attempts,
+        usage=sum_usage(usages),
+        cost_usd=round(sum(costs), 6) if costs else None,
+    )
 
 
 def labels_for(run_id: str, first: Side | None, name_a: str, name_b: str) -> Labels:

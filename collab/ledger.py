@@ -10,14 +10,64 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, replace
 from typing import Literal, get_args
 
-from collab.contract import DEFAULT_SEVERITY, Contract, Severity, StanceUpdate
+from collab.contract import DEFAULT_SEVERITY, Contract, Severity, StanceKind, StanceUpdate
 from collab.evidence import EvidenceCheck, EvidenceStatus, recheck
 from collab.seats import SIDES, Side
 
 Status = Literal["open", "resolved", "dropped"]
-Resolution = Literal["agree", "drop"]
+Resolution = Literal["agree", "drop", "conceded"]
+# Which stance table a run is replayed with (see STANCE_TABLES); recorded in state.json.
+TableName = Literal["v1", "v2"]
+# What one stance does to an issue (the evidence is updated first in every case):
+#   resolve   status resolved, resolution "agree", the reason kept
+#   concede   status dropped, resolution "conceded", who (dropped_by) and why kept
+#   drop      status dropped, resolution "drop", who and why kept
+#   drop-one  this side steps away; the issue is dropped once every side has
+#   reopen    status open, this side's drop withdrawn, the resolution cleared
+#   nothing   no status change
+Effect = Literal["resolve", "concede", "drop", "drop-one", "reopen", "nothing"]
 
 STATUSES: tuple[Status, ...] = get_args(Status)
+TABLE_NAMES: tuple[TableName, ...] = get_args(TableName)
+CURRENT_TABLE: TableName = "v2"
+
+# The stance table, decided here once: (the side raised the issue, stance, it gave a
+# reason) → effect. v2 is today's rule: a raiser gives up its own point with a reasoned
+# "agree" or "drop"; a stance without a reason changes nothing (the parser warns).
+# v1 is the rule runs saved before v2 keep (migration m002): a raiser's "agree" changed
+# nothing, a reason was not needed, and "abstain" beside items threw the turn away.
+_V2: dict[tuple[bool, StanceKind, bool], Effect] = {
+    (True, "agree", True): "concede",
+    (True, "agree", False): "nothing",
+    (True, "contest", True): "reopen",
+    (True, "contest", False): "reopen",
+    (True, "drop", True): "drop",
+    (True, "drop", False): "nothing",
+    (False, "agree", True): "resolve",
+    (False, "agree", False): "nothing",
+    (False, "contest", True): "reopen",
+    (False, "contest", False): "reopen",
+    (False, "drop", True): "drop-one",
+    (False, "drop", False): "nothing",
+}
+_V1: dict[tuple[bool, StanceKind, bool], Effect] = {
+    (raiser, kind, reasoned): (
+        "reopen" if kind == "contest"
+        else ("nothing" if raiser else "resolve") if kind == "agree"
+        else "drop" if raiser else "drop-one"
+    )
+    for raiser in (True, False)
+    for kind in ("agree", "contest", "drop")
+    for reasoned in (True, False)
+}  # fmt: skip
+STANCE_TABLES: dict[TableName, dict[tuple[bool, StanceKind, bool], Effect]] = {
+    "v1": _V1,
+    "v2": _V2,
+}
+
+
+def effect(table: TableName, raiser: bool, stance: StanceKind, reasoned: bool) -> Effect:
+    return STANCE_TABLES[table][(raiser, stance, reasoned)]
 
 
 @dataclass(frozen=True)
@@ -31,8 +81,9 @@ class Issue:
     round_opened: int
     round_updated: int
     dropped_by: frozenset[Side] = frozenset()
-    # How a closed issue closed: a reasoned "agree" by the other side, or a "drop"; and the
-    # reason given (what changed the mind). Both empty while the issue is open.
+    # How a closed issue closed: a reasoned "agree" by the other side, the raiser's own
+    # reasoned "agree" ("conceded"), or a "drop"; and the reason given (what changed the
+    # mind). Both empty while the issue is open.
     resolution: Resolution | None = None
     reason: str = ""
     severity: Severity = DEFAULT_SEVERITY
@@ -62,10 +113,6 @@ class Ledger:
     issues: tuple[Issue, ...] = ()
 
 
-def other(side: Side) -> Side:
-    return "B" if side == "A" else "A"
-
-
 def _with_evidence(issue: Issue, side: Side, evidence: str) -> Issue:
     # An empty evidence string means "nothing new", never "forget what I said".
     if not evidence:
@@ -75,31 +122,44 @@ def _with_evidence(issue: Issue, side: Side, evidence: str) -> Issue:
     return replace(issue, evidence_b=evidence)
 
 
-def _apply_stance(issue: Issue, side: Side, stance: StanceUpdate) -> Issue:
+def _apply_stance(issue: Issue, side: Side, stance: StanceUpdate, table: TableName) -> Issue:
     new = _with_evidence(issue, side, stance.evidence)
-    if stance.stance == "agree":
-        if side != issue.raised_by:
-            new = replace(new, status="resolved", resolution="agree", reason=stance.evidence)
-    elif stance.stance == "contest":
-        new = replace(
+    what = effect(table, side == issue.raised_by, stance.stance, bool(stance.evidence))
+    if what == "resolve":
+        return replace(new, status="resolved", resolution="agree", reason=stance.evidence)
+    if what == "reopen":
+        return replace(
             new, status="open", dropped_by=new.dropped_by - {side}, resolution=None, reason=""
         )
-    else:
+    if what in ("concede", "drop"):
+        return replace(
+            new, dropped_by=new.dropped_by | {side}, status="dropped",
+            resolution="conceded" if what == "concede" else "drop", reason=stance.evidence,
+        )  # fmt: skip
+    if what == "drop-one":
         dropped_by = new.dropped_by | {side}
-        gone = side == issue.raised_by or dropped_by == frozenset(SIDES)
-        if gone:
-            new = replace(
+        if dropped_by == frozenset(SIDES):
+            return replace(
                 new, dropped_by=dropped_by, status="dropped", resolution="drop",
                 reason=stance.evidence,
             )  # fmt: skip
-        else:
-            new = replace(new, dropped_by=dropped_by)
+        return replace(new, dropped_by=dropped_by)
     return new
 
 
-def apply(ledger: Ledger, side: Side, round_no: int, contract: Contract) -> Ledger:
-    """Stances first, so a turn can never take a stance on an issue it opens itself."""
-    if contract.abstain is not None:
+def apply(
+    ledger: Ledger,
+    side: Side,
+    round_no: int,
+    contract: Contract,
+    table: TableName = CURRENT_TABLE,
+) -> Ledger:
+    """Stances first, so a turn can never take a stance on an issue it opens itself.
+
+    ``abstain`` counts only for a contract with no items (v1: it threw the turn away)."""
+    if contract.abstain is not None and (
+        table == "v1" or not (contract.stances or contract.new_points)
+    ):
         return ledger
     issues = list(ledger.issues)
     index = {issue.id: i for i, issue in enumerate(issues)}
@@ -108,7 +168,7 @@ def apply(ledger: Ledger, side: Side, round_no: int, contract: Contract) -> Ledg
         if i is None:
             continue
         old = issues[i]
-        new = _rerate(_apply_stance(old, side, stance), side, round_no, stance)
+        new = _rerate(_apply_stance(old, side, stance, table), side, round_no, stance)
         if new != old:
             issues[i] = replace(new, round_updated=round_no)
     for point in contract.new_points:
@@ -152,12 +212,14 @@ def open_blocking(ledger: Ledger) -> int:
     return sum(1 for i in ledger.issues if i.status == "open" and i.severity == "blocking")
 
 
-def replay(steps: Iterable[tuple[Side, int, Contract | None]]) -> Ledger:
+def replay(
+    steps: Iterable[tuple[Side, int, Contract | None]], table: TableName = CURRENT_TABLE
+) -> Ledger:
     """Resume rebuilds the ledger from stored turns rather than trusting a saved copy."""
     ledger = Ledger()
     for side, round_no, contract in steps:
         if contract is not None:
-            ledger = apply(ledger, side, round_no, contract)
+            ledger = apply(ledger, side, round_no, contract, table)
     return ledger
 
 

@@ -43,8 +43,16 @@ def m001_protocol_v2_fields(doc: Doc) -> None:
 
 
 @migration
-def m002_severity_and_evidence_checks(doc: Doc) -> None:
-    """Every new point of an older run was, by the new default, ``major``; no cite of an
+def m002_stance_table_v1(doc: Doc) -> None:
+    """v2 → v3. Runs saved before the stance table v2 replay their ledger with v1: a
+    raiser's reasoned ``agree`` on its own issue changed nothing, a stance needed no
+    reason, and ``abstain`` beside items threw the turn away (collab.ledger)."""
+    doc.setdefault("stance_table", "v1")
+
+
+@migration
+def m003_severity_and_evidence_checks(doc: Doc) -> None:
+    """v3 → v4. Every new point of an older run was, by the new default, ``major``; no cite of an
     older run was checked (its turns get an empty ``evidence_checks``)."""
     turns = doc.get("turns")
     for turn in turns if isinstance(turns, list) else []:

@@ -46,6 +46,7 @@ MIN_ROUNDS = 2
 MAX_ROUNDS = 7
 MAX_TOPIC_CHARS = 2_000  # a topic is a question; the details go into context files
 DEFAULT_CONTEXT_BUDGET = 60_000  # characters of context, all files together
+MAX_CONTEXT_FILES = 20  # per debate, on every surface (CLI, config, batch, MCP)
 
 
 @dataclass(frozen=True)

@@ -287,13 +287,17 @@ class Orchestrator:
         cap = self.cfg.max_cost
         cost = self.state.cost_usd() or 0.0
         if cap is not None and cost >= cap:
-            self._stop("budget", f"cost ${cost:.4f} reached the --max-cost cap of ${cap:g}")
+            what = "estimated cost" if self.state.cost_estimated() else "cost"
+            self._stop("budget", f"{what} ${cost:.4f} reached the --max-cost cap of ${cap:g}")
             return True
         return False
 
-    def _stop(self, reason: str, detail: str) -> None:
+    def _stop(self, reason: convergence.StopReason, detail: str) -> None:
         self.state.stop_reason = reason
         self.state.stop_detail = detail
+        if reason == "no-contract":  # not a result: say so, as a warning too
+            self.state.warnings.append(detail)
+            self.ui.warning(detail)
         self._save()
         self.ui.stopped(reason, detail)
 

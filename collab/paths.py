@@ -34,8 +34,32 @@ def collab_home() -> Path:
 
 
 def user_dir(kind: str) -> Path:
-    """A user's own ``presets`` or ``templates``, which add to or override the built-in ones."""
-    return collab_home() / kind
+    """A user's own ``presets`` or ``templates``, which add to or override the built-in ones
+    (refused when someone else could have written them: :func:`check_owned`)."""
+    path = collab_home() / kind
+    check_owned(path)
+    return path
+
+
+def check_owned(path: Path) -> None:
+    """A file or folder collab takes instructions from (config.toml: the agents it runs;
+    presets, templates: the prompts) must be the user's (or root's) and writable by no
+    one else. Missing is fine."""
+    try:
+        st = path.stat()
+    except OSError:
+        return
+    uid = os.getuid()
+    if st.st_uid not in (uid, 0):
+        raise UsageError(
+            f"{path} belongs to another user (uid {st.st_uid}), so collab does not read it: "
+            f"it decides what runs and what prompts say (fix: chown {uid} {path}, or remove it)"
+        )
+    if st.st_mode & 0o022:
+        raise UsageError(
+            f"{path} is writable by group or others, so collab does not read it: it decides "
+            f"what runs and what prompts say (fix: chmod go-w {path})"
+        )
 
 
 def config_path() -> Path:
@@ -47,6 +71,7 @@ def config_table(section: str, path: Path | None = None) -> tuple[Path, dict[str
     path = path or config_path()
     if not path.is_file():
         return path, {}
+    check_owned(path)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

@@ -140,12 +140,12 @@ def speaker(cfg: DebateConfig, side: Side) -> dict[str, object]:
 STALE_TITLE_CHARS = 80
 
 
-def rated_title(issue: Issue) -> str:
-    """The title as the prompts show it: after its severity unless that is the default,
-    ``major`` (``[blocking] …``, ``[minor] …``)."""
+def rated_title(issue: Issue, title: str) -> str:
+    """``title`` (the issue's, already made safe) as the prompts show it: after its
+    severity unless that is the default, ``major`` (``[blocking] …``, ``[minor] …``)."""
     if issue.severity == DEFAULT_SEVERITY:
-        return issue.title
-    return f"[{issue.severity}] {issue.title}"
+        return title
+    return f"[{issue.severity}] {title}"
 
 
 def failed_evidence(ledger: Ledger, name: Callable[[Side], str]) -> list[str]:
@@ -164,9 +164,11 @@ def issue_row(issue: Issue, evidence_cap: int) -> IssueRow:
     return IssueRow(
         id=prompt_cell(issue.id, 16),
         status=issue.status,
-        title=prompt_cell(
-            rated_title(issue),
-            DEFAULT_LIMITS.max_title_chars + 12 if evidence_cap else STALE_TITLE_CHARS,
+        title=rated_title(
+            issue,
+            prompt_cell(
+                issue.title, DEFAULT_LIMITS.max_title_chars if evidence_cap else STALE_TITLE_CHARS
+            ),
         ),
         raised_by=issue.raised_by,
         evidence_a=prompt_cell(issue.evidence_a, evidence_cap) if evidence_cap else ELIDED,

@@ -175,7 +175,9 @@ class Prompts:
             JudgeIssue(
                 id=prompt_cell(i.id, 16),
                 status=i.status,
-                title=prompt_cell(labels.hide(rated_title(i)), DEFAULT_LIMITS.max_title_chars + 12),
+                title=rated_title(
+                    i, prompt_cell(labels.hide(i.title), DEFAULT_LIMITS.max_title_chars)
+                ),
                 raised_by=labels.label(i.raised_by),
                 evidence_1=prompt_cell(labels.hide(i.evidence(first)), cap),
                 evidence_2=prompt_cell(labels.hide(i.evidence(second)), cap),

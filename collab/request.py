@@ -5,18 +5,21 @@ UsageError line naming the option as its surface spells it; nothing is started."
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TypeVar
 
 from collab import presets
-from collab.agents import command_spec
+from collab.agents import command_spec, load_agents
+from collab.agents.catalogue import reports_cost, spec_for
 from collab.config import AgentChoice, ContextFile, DebateConfig, Role
 from collab.errors import UsageError
 from collab.judge_pick import AUTO, pick_judge
 from collab.lang import resolve_lang
 from collab.options import (
+    DEFAULT_CONTEXT_BUDGET,
+    MAX_CONTEXT_FILES,
     MAX_TOPIC_CHARS,
     DebateRequest,
     Option,
@@ -26,10 +29,12 @@ from collab.options import (
     options_of,
     spell,
 )
+from collab.prices import load_prices, price_for
 from collab.secret_scan import ensure_no_secrets
 
 R = TypeVar("R", bound=DebateRequest)
 
+MAX_NAME_CHARS = 200  # an agent or model name
 _BINARY_SNIFF = 8192
 
 
@@ -49,7 +54,25 @@ def validate_topic(topic: str) -> str:
     return text
 
 
-def load_context(path_text: str) -> ContextFile:
+def validate_name(option: str, name: str) -> str:
+    """An agent or model name: printable, not an option (no leading ``-``), bounded. It
+    becomes one argv item of an agent's command line, never more."""
+    if not name or len(name) > MAX_NAME_CHARS:
+        raise UsageError(f"{option} must be 1–{MAX_NAME_CHARS} characters, got {len(name)}")
+    if not name.isprintable():
+        raise UsageError(f"{option} {name!r} holds a control or invisible character")
+    if name.startswith("-"):
+        raise UsageError(f"{option} {name!r} starts with '-': it would read as an option")
+    return name
+
+
+def load_context(
+    path_text: str,
+    budget: int = DEFAULT_CONTEXT_BUDGET,
+    raise_it: str = "raise it with --context-budget",
+) -> ContextFile:
+    """One context file, its size checked before it is read (a character is at most four
+    bytes of UTF-8: a file over ``4 * budget`` bytes cannot fit), then read no further."""
     path = Path(path_text).expanduser()
     if not path.exists():
         raise UsageError(f"context file not found: {path_text}")
@@ -57,10 +80,17 @@ def load_context(path_text: str) -> ContextFile:
         raise UsageError(f"context path is a directory, not a file: {path_text}")
     if not path.is_file():
         raise UsageError(f"context path is not a regular file: {path_text}")
+    limit = 4 * budget
     try:
-        data = path.read_bytes()
+        size = path.stat().st_size
+        if size > limit:
+            raise _over_budget(path_text, f"{size:,} bytes", budget, raise_it)
+        with path.open("rb") as fh:
+            data = fh.read(limit + 1)
     except OSError as exc:
         raise UsageError(f"cannot read context file {path_text}: {exc.strerror}") from None
+    if len(data) > limit:  # it grew since the stat
+        raise _over_budget(path_text, f"over {limit:,} bytes", budget, raise_it)
     if b"\0" in data[:_BINARY_SNIFF]:
         raise UsageError(f"context file looks binary (NUL bytes): {path_text}")
     try:
@@ -79,12 +109,13 @@ def context_drift(contexts: tuple[ContextFile, ...]) -> list[str]:
     for c in contexts:
         path = Path(c.path).expanduser()
         try:  # a FIFO (or anything but a file) is never opened: it could block
-            now = path.read_bytes().decode("utf-8") if path.is_file() else None
+            gone = not path.is_file()
+            same = not gone and _same_text(path, c.text)
         except (OSError, UnicodeDecodeError):
-            now = None
-        if now == c.text:
+            gone, same = True, False
+        if same:
             continue
-        what = "is gone (or unreadable from here)" if now is None else "changed on disk"
+        what = "is gone (or unreadable from here)" if gone else "changed on disk"
         notes.append(
             f"context file {c.path} {what} since the run started; the run goes on with the "
             "text saved when it started (start a new debate to use the file as it is now)"
@@ -92,19 +123,37 @@ def context_drift(contexts: tuple[ContextFile, ...]) -> list[str]:
     return notes
 
 
+def _same_text(path: Path, text: str) -> bool:
+    """Does the file still hold ``text``? A file of another size is not even read."""
+    data = text.encode("utf-8")
+    if path.stat().st_size != len(data):
+        return False
+    with path.open("rb") as fh:
+        return fh.read(len(data) + 1) == data
+
+
+def _over_budget(path: str, size: str, budget: int, raise_it: str) -> UsageError:
+    return UsageError(
+        f"context file {path} is {size}, over the context budget of {budget:,} characters "
+        f"({raise_it} or pass an excerpt)"
+    )
+
+
 def load_contexts(
     paths: tuple[str, ...], budget: int, surface: Surface = "cli"
 ) -> tuple[ContextFile, ...]:
     raise_it = f"raise it with {spell('context_budget', surface)}"
-    files = tuple(load_context(p) for p in paths)
+    if len(paths) > MAX_CONTEXT_FILES:
+        raise UsageError(
+            f"{len(paths)} context files; at most {MAX_CONTEXT_FILES} per debate (pass the "
+            "parts that matter, or join excerpts into fewer files)"
+        )
+    files = tuple(load_context(p, budget, raise_it) for p in paths)
     total = 0
     for f in files:
         size = len(f.text)
         if size > budget:
-            raise UsageError(
-                f"context file {f.path} is {size:,} characters, over the context budget of "
-                f"{budget:,} ({raise_it} or pass an excerpt)"
-            )
+            raise _over_budget(f.path, f"{size:,} characters", budget, raise_it)
         total += size
     if total > budget:
         raise UsageError(
@@ -124,6 +173,10 @@ def build_config(
         if opt.sets == (opt.name,):
             check_value(opt, getattr(req, opt.name), opt.spelled(surface))
     lang = resolve_lang(req.lang, topic)
+    for field in ("agent_a", "agent_b", "judge_agent", "model_a", "model_b", "judge_model"):
+        name = getattr(req, field)
+        if name is not None:
+            validate_name(spell(field, surface), name)
     judge_agent = req.judge_agent
     if judge_agent == AUTO:
         judge_agent = pick_judge((req.agent_a, req.agent_b), known_agents)
@@ -142,6 +195,17 @@ def build_config(
         command_spec(req.agent_command)  # validates the template
         command = req.agent_command
     role_a, role_b = spell("role_a", surface), spell("role_b", surface)
+    if req.max_cost is not None:
+        seats_models = ((req.agent_a, req.model_a), (req.agent_b, req.model_b),
+                        (judge_agent, req.judge_model))  # fmt: skip
+        missing = unpriced(seats_models, command)
+        if missing:
+            raise UsageError(
+                f"{spell('max_cost', surface)} cannot bind {', '.join(missing)}: it reports no "
+                "cost and has no price; add one to config.toml, e.g. [prices] "
+                f'"{missing[0]}" = [input, output] (USD per million tokens; 0 for a local '
+                "model), or leave it off"
+            )
     if (req.role_a is None) != (req.role_b is None):
         raise UsageError(f"custom roles need both {role_a} and {role_b}")
     if req.role_a is not None and req.role_b is not None:
@@ -187,6 +251,22 @@ def build_config(
         tools=req.tools,
         opening=req.opening,
     )
+
+
+def unpriced(seats: Sequence[tuple[str, str | None]], command: str | None = None) -> list[str]:
+    """``AGENT:MODEL`` of each seat whose cost nobody knows: the agent reports none and
+    the price table has no entry (``max_cost`` could not stop it)."""
+    specs = load_agents()
+    table = load_prices()
+    out: list[str] = []
+    for agent, model in seats:
+        if agent not in specs and agent != "command":
+            continue  # an unknown agent: build_config says so
+        spec = spec_for(agent, command, specs)
+        key = f"{agent}:{model or 'default'}"
+        if not reports_cost(spec) and price_for(agent, model, table) is None and key not in out:
+            out.append(key)
+    return out
 
 
 def _choice(agent: str, model: str | None, command: str | None) -> AgentChoice:

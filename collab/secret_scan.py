@@ -8,12 +8,19 @@ fork, imported as ``detect_secrets``), in-process and without temporary files:
   Discord, GitHub, IBM, JWT, Mailchimp, NPM, private keys, SendGrid, Slack, SoftLayer, Square,
   Stripe, Twilio, and whatever else the installed version ships), and
 - its ``KeywordDetector`` (``PASSWORD=...``, ``api_key: ...``, ``token = "..."``),
+- the detectors it lacks, added through its plugin mechanism (:mod:`collab.secret_plugins`:
+  OpenAI, Anthropic, Google, GitLab, Hugging Face, fine-grained GitHub tokens, bearer
+  headers, PEM keys in every spelling, kubeconfig and docker credentials, ``PASS=``), with
+  a placeholder filter of ours next to the engine's filters,
 
 but never its entropy heuristics (``Base64HighEntropyString``, ``HexHighEntropyString``), which
 flag every hash and commit id, and never its network verification (a candidate secret is never
 sent anywhere to check it). The engine's own false-positive filters stay on: templated values
 (``${PW}``, ``{{ pw }}``, ``<pw>``), ``$VAR`` references, function calls, UUIDs, sequential
 strings, ``*****``, and lines marked ``# pragma: allowlist secret``.
+
+Both the text as given and the text as it would be sent (cleaned: a zero-width space or an
+escape inside a key would otherwise hide it) are scanned.
 
 A hit is reported by source, line and kind (the detector's name); the secret itself is never
 kept or shown. Files named like secrets files are refused by name (:func:`sensitive_name`).
@@ -33,6 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from collab.errors import UsageError
+from collab.text import for_prompt
 
 ALLOW_FLAG = "--allow-secrets"
 TOPIC = "topic"
@@ -43,6 +51,7 @@ _EXCLUDED_PLUGINS = frozenset(
     {"Base64HighEntropyString", "HexHighEntropyString", "IPPublicDetector"}
 )
 _PEM_PLUGIN = "PrivateKeyDetector"
+_GENERIC_KINDS = frozenset({"Authorization Header", "Kubernetes Credential", "Password Assignment"})
 _KEYWORD_PLUGIN = "KeywordDetector"
 
 # The engine's own false-positive filters (detect_secrets.settings.Settings.clear), less the
@@ -128,8 +137,13 @@ def sensitive_name(path: str) -> str | None:
     with the engine's rules for example files: a quoted value or a key in a known format is
     still a hit, a ``KEY=changeme`` placeholder is not. Names ending in ``.env`` (``app.env``)
     are not refused either; their content is scanned with the dotenv rules.
+    Also refused: ``secrets.yaml``/``.yml``/``.json``, ``.envrc``, ``service-account*.json``,
+    ``.npmrc``, ``terraform.tfstate`` (and its backups), ``.vault-token``, ``kubeconfig`` and
+    ``.kube/config``, ``.docker/config.json``. The path is normalised first (``.env/.``).
     """
-    name = os.path.basename(path.rstrip("/\\")).lower()
+    norm = os.path.normpath(path.replace("\\", "/")).lower()
+    name = os.path.basename(norm)
+    parent = os.path.basename(os.path.dirname(norm))
     if name == ".env" or name.startswith(".env."):
         if name.rsplit(".", 1)[-1] in _TEMPLATE_SUFFIXES:
             return None
@@ -151,7 +165,20 @@ def sensitive_name(path: str) -> str | None:
         return by_ext[ext]
     if name.startswith("credentials") or name == ".git-credentials":
         return "a credentials file"
+    if (parent, name) in ((".kube", "config"), (".docker", "config.json")):
+        return f"a {parent[1:]} credentials file"
+    if re.fullmatch(r"service[-_]?account.*\.json", name):
+        return "a cloud service-account key"
+    if name.startswith("terraform.tfstate"):
+        return "a Terraform state file (it holds secrets in clear)"
+    if re.fullmatch(r"secrets?\.(ya?ml|json|toml)", name):
+        return "a secrets file"
+    if name.startswith("kubeconfig"):
+        return "a kube credentials file"
     by_name = {
+        ".envrc": "a direnv file",
+        ".npmrc": "an npm credentials file",
+        ".vault-token": "a HashiCorp Vault login file",  # pragma: allowlist secret
         ".netrc": "a .netrc login file",
         "_netrc": "a .netrc login file",
         ".pgpass": "a PostgreSQL password file",
@@ -176,15 +203,32 @@ def find_secrets(
     out: list[Finding] = []
     with _engine() as engine:
         for label, text in [(TOPIC, topic), *others]:
-            for hit in engine.scan(text, label):
+            for hit in _both(engine, text, label):
                 out.append(Finding(f"{label} line {hit.line}", _looks_like(hit.kind)))
         for path, text in contexts:
-            reason = sensitive_name(path)
+            reason = sensitive_name(path) or _target_name(path)
             if reason is not None:
                 out.append(Finding(f"context file {path}", f"named like {reason}"))
-            for hit in engine.scan(text, path):
+            for hit in _both(engine, text, path):
                 out.append(Finding(f"context file {path}:{hit.line}", _looks_like(hit.kind)))
     return out
+
+
+def _both(engine: _Engine, text: str, source: str) -> list[SecretHit]:
+    """The hits in the text as given and in the text as it would be sent: a zero-width
+    space, soft hyphen or escape inside a key hides it from the first, and the prompt's
+    cleaning joins it up again."""
+    hits = set(engine.scan(text, source))
+    sent = for_prompt(text, len(text) + 1)
+    if sent != text:
+        hits.update(engine.scan(sent, source))
+    return sorted(hits, key=lambda h: (h.line, h.kind))
+
+
+def _target_name(path: str) -> str | None:
+    """For a symlink, why its target's name is refused: ``notes.md`` -> ``.env``."""
+    real = os.path.realpath(os.path.expanduser(path))
+    return None if real == os.path.abspath(os.path.expanduser(path)) else sensitive_name(real)
 
 
 def check_inputs(
@@ -264,18 +308,36 @@ def _engine() -> Iterator[_Engine]:
     from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
     from detect_secrets.settings import get_filters, get_plugins, transient_settings
 
-    names = sorted(
-        cls.__name__
-        for cls in get_mapping_from_secret_type_to_class().values()
-        if cls.__name__ not in _EXCLUDED_PLUGINS
-    )
-    config = {
-        "plugins_used": [{"name": n} for n in names],
-        # An explicit list: never the verification filter, which would send candidates out.
-        "filters_used": [{"path": p} for p in _FILTERS],
-    }
-    with _LOCK, transient_settings(config):
-        yield _Engine(list(get_plugins()), list(get_filters()))
+    # Ours (collab.secret_plugins), loaded through the engine's plugin mechanism: a file
+    # path in ``plugins_used``, and its placeholder filter in ``filters_used``.
+    from collab import secret_plugins
+
+    path = secret_plugins.__file__
+    mine = [
+        name
+        for name, cls in vars(secret_plugins).items()
+        if isinstance(cls, type)
+        and cls.__module__ == secret_plugins.__name__
+        and not name.startswith("_")
+    ]
+    ours = [{"name": n, "path": "file://" + path} for n in mine]
+    with _LOCK:
+        with transient_settings({"plugins_used": ours}):
+            get_mapping_from_secret_type_to_class.cache_clear()
+            names = sorted(
+                cls.__name__
+                for cls in get_mapping_from_secret_type_to_class().values()
+                if cls.__name__ not in _EXCLUDED_PLUGINS and cls.__name__ not in mine
+            )
+        config = {
+            "plugins_used": [{"name": n} for n in names] + ours,
+            # An explicit list: never the verification filter, which would send candidates out.
+            "filters_used": [{"path": p} for p in _FILTERS]
+            + [{"path": f"file://{path}::is_placeholder"}],
+        }
+        with transient_settings(config):
+            get_mapping_from_secret_type_to_class.cache_clear()
+            yield _Engine(list(get_plugins()), list(get_filters()))
 
 
 class _Engine:
@@ -284,8 +346,9 @@ class _Engine:
     def __init__(self, plugins: list[Any], filters: list[Any]) -> None:
         from detect_secrets.plugins.keyword import DENYLIST
 
-        self._line_plugins = [p for p in plugins if type(p).__name__ != _PEM_PLUGIN]
-        self._key_plugins = [p for p in plugins if type(p).__name__ == _PEM_PLUGIN]
+        whole = [p for p in plugins if type(p).__name__ == _PEM_PLUGIN or _whole_text(p)]
+        self._line_plugins = [p for p in plugins if p not in whole]
+        self._key_plugins = whole
         # Every KeywordDetector rule contains one of its DENYLIST words: a line without any
         # cannot match, and skipping the detector there halves the time spent on prose.
         self._keyword_gate = re.compile("|".join(DENYLIST), re.IGNORECASE)
@@ -310,6 +373,9 @@ class _Engine:
             if len(line) >= _MIN_LINE:
                 found.update((number, kind) for kind in self._kinds(filename, lines, number, line))
         found.update(self._private_keys(text))
+        # One key, one finding: a generic kind of ours gives way to a specific one on its line.
+        specific = {n for n, kind in found if kind not in _GENERIC_KINDS}
+        found = {(n, kind) for n, kind in found if kind not in _GENERIC_KINDS or n not in specific}
         return [SecretHit(source, number, kind) for number, kind in sorted(found)]
 
     def _kinds(self, filename: str, lines: list[str], number: int, line: str) -> Iterator[str]:
@@ -337,7 +403,7 @@ class _Engine:
                     _rejects(fn, {**values, "secret": secret, "plugin": plugin})
                     for fn in self._value_filters
                 ):
-                    yield plugin.secret_type
+                    yield _kind(plugin)
 
     def _private_keys(self, text: str) -> Iterator[tuple[int, str]]:
         # A PEM key spans lines (header, body, footer), so the engine matches its patterns
@@ -346,7 +412,17 @@ class _Engine:
         for plugin in self._key_plugins:
             for pattern in type(plugin).denylist:
                 for match in pattern.finditer(text):
-                    yield text.count("\n", 0, match.start()) + 1, plugin.secret_type
+                    yield text.count("\n", 0, match.start()) + 1, _kind(plugin)
+
+
+def _kind(plugin: Any) -> str:
+    """What a hit is reported as: a plugin of ours that widens one of the engine's says so
+    (``reported_as``), so one key is one finding."""
+    return str(getattr(plugin, "reported_as", plugin.secret_type))
+
+
+def _whole_text(plugin: Any) -> bool:
+    return bool(getattr(plugin, "whole_text", False))
 
 
 def _rejects(fn: Any, values: dict[str, Any]) -> bool:

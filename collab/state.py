@@ -12,7 +12,15 @@ from collab.agents.decoding import Usage, sum_usage
 from collab.config import DebateConfig
 from collab.errors import DamagedRun
 from collab.fields import DamagedField, Fields
-from collab.ledger import Ledger, ledger_to_dict, replay, with_checks
+from collab.ledger import (
+    CURRENT_TABLE,
+    TABLE_NAMES,
+    Ledger,
+    TableName,
+    ledger_to_dict,
+    replay,
+    with_checks,
+)
 from collab.seats import SIDES, Side
 from collab.store import RunDir, StoredRun, scan_runs
 from collab.turns import AgentMeta, TurnRecord, meta_from_fields
@@ -20,6 +28,10 @@ from collab.verdict import Verdict, verdict
 
 RunStatus = Literal["pending", "running", "done", "interrupted", "failed"]
 RUN_STATUSES: tuple[RunStatus, ...] = get_args(RunStatus)
+# Who started the run: a person (CLI, batch) or a model through ``collab mcp``, which sees
+# only its own kind of run. Optional in state.json: a run saved without it was a person's.
+Origin = Literal["cli", "mcp"]
+ORIGINS: tuple[Origin, ...] = get_args(Origin)
 
 
 @dataclass
@@ -59,11 +71,15 @@ class RunState:
     temp_dir: str | None = None
     # The side the Judge read as "Position 1" (drawn from the run id; kept for an audit).
     judge_first: Side | None = None
+    origin: Origin = "cli"
+    # The stance table the ledger is replayed with (collab.ledger.STANCE_TABLES): runs
+    # saved before v2 keep v1 (migration m002).
+    stance_table: TableName = CURRENT_TABLE
 
     # -- derived -------------------------------------------------------------------
     def ledger(self, upto_round: int | None = None) -> Ledger:
         turns = [t for t in self.turns if upto_round is None or t.round_no <= upto_round]
-        ledger = replay((t.side, t.round_no, t.contract) for t in turns)
+        ledger = replay(((t.side, t.round_no, t.contract) for t in turns), self.stance_table)
         # Each cite with what its check found (the latest check of the same cite wins).
         return with_checks(ledger, {c.key(): c.status for t in turns for c in t.evidence_checks})
 
@@ -94,6 +110,10 @@ class RunState:
         if side is None and self.judge is not None and self.judge.meta is not None:
             metas.append(self.judge.meta)
         return metas
+
+    def cost_estimated(self) -> bool:
+        """Is any part of ``cost_usd`` collab's estimate (an agent that reports none)?"""
+        return any(m.cost_estimated and m.cost_usd is not None for m in self._metas())
 
     def cost_usd(self, side: Side | None = None) -> float | None:
         known = [m.cost_usd for m in self._metas(side) if m.cost_usd is not None]
@@ -137,11 +157,14 @@ class RunState:
             "warnings": list(self.warnings),
             "temp_dir": self.temp_dir,
             "judge_first": self.judge_first,
+            "origin": self.origin,
+            "stance_table": self.stance_table,
             # Derived, kept for readers of state.json (resume recomputes them).
             "ledger": ledger_to_dict(ledger),
             "round_ledgers": [ledger_to_dict(lg) for lg in self.round_ledgers()],
             "cost_usd": self.cost_usd(),
             "cost_usd_by_side": {"A": self.cost_usd("A"), "B": self.cost_usd("B")},
+            "cost_estimated": self.cost_estimated(),
             "tokens": asdict(self.tokens()),
         }
 
@@ -167,6 +190,8 @@ class RunState:
             warnings=f.strs("warnings"),
             temp_dir=f.opt_str("temp_dir"),
             judge_first=None if f.get("judge_first") is None else f.literal("judge_first", SIDES),
+            origin=f.literal("origin", ORIGINS, "cli"),
+            stance_table=f.literal("stance_table", TABLE_NAMES, CURRENT_TABLE),
         )
 
 

@@ -1,7 +1,10 @@
 """What the debates did, in numbers: per run, and across runs (``collab stats``). Pure.
 
-- concession rate: reasoned agrees per debater turn;
+- concession rate: reasoned agrees per debater turn (on either side's issue: a raiser's
+  reasoned agree gives up its own point, ``conceded``);
 - issues resolved by evidence (a reasoned agree) vs dropped, and left open;
+- turns with a usable contract / debater turns (a turn that sent nothing usable is
+  counted here, not in the item salvage rate);
 - rounds to converge: rounds held by the runs that stopped as ``converged-early``;
 - verdict mix;
 - contract salvage rate: contract items kept / items sent;
@@ -39,6 +42,8 @@ class RunStats:
     # Cites checked after the turns, and how many of them verified.
     cites: int = 0
     cites_verified: int = 0
+    conceded: int = 0  # issues dropped by their raiser's reasoned agree
+    contract_turns: int = 0  # debater turns whose contract was usable
 
     @property
     def concession_rate(self) -> float | None:
@@ -49,6 +54,10 @@ class RunStats:
         return _ratio(self.cites_verified, self.cites)
 
     @property
+    def contract_rate(self) -> float | None:
+        return _ratio(self.contract_turns, self.turns)
+
+    @property
     def salvage_rate(self) -> float | None:
         return _ratio(self.items_kept, self.items_sent)
 
@@ -56,6 +65,7 @@ class RunStats:
         return asdict(self) | {
             "concession_rate": self.concession_rate,
             "salvage_rate": self.salvage_rate,
+            "contract_rate": self.contract_rate,
             "cost_per_resolved_usd": _cost_per(self.cost_usd, self.resolved),
             "evidence_verified_rate": self.evidence_verified_rate,
         }
@@ -90,6 +100,8 @@ def run_stats(state: RunState) -> RunStats:
         open_blocking=open_blocking(ledger),
         cites=len(checks),
         cites_verified=sum(1 for c in checks if c.status == "verified"),
+        conceded=sum(1 for i in ledger.issues if i.resolution == "conceded"),
+        contract_turns=sum(1 for t in debater_turns if t.contract is not None),
     )
 
 
@@ -113,6 +125,9 @@ class Stats:
     open_blocking: int = 0
     cites: int = 0
     evidence_verified_rate: float | None = None
+    conceded: int = 0
+    contract_turns: int = 0
+    contract_rate: float | None = None
 
 
 def aggregate(runs: Sequence[RunStats]) -> Stats:
@@ -144,6 +159,9 @@ def aggregate(runs: Sequence[RunStats]) -> Stats:
         evidence_verified_rate=_ratio(
             sum(r.cites_verified for r in runs), sum(r.cites for r in runs)
         ),
+        conceded=sum(r.conceded for r in runs),
+        contract_turns=sum(r.contract_turns for r in runs),
+        contract_rate=_ratio(sum(r.contract_turns for r in runs), sum(r.turns for r in runs)),
     )
 
 

@@ -57,6 +57,23 @@ def runs_dir() -> Path:
     return collab_home() / "runs"
 
 
+def make_private_dirs(path: Path) -> None:
+    """``path`` and its missing parents up to COLLAB_HOME (itself included) made 0700,
+    whatever the umask: run records hold topics, context and replies."""
+    home = collab_home()
+    chain = [path, *path.parents]
+    if home not in chain:
+        path.mkdir(parents=True, exist_ok=True, mode=0o700)
+        return
+    home.parent.mkdir(parents=True, exist_ok=True)
+    for d in reversed(chain[: chain.index(home) + 1]):
+        try:
+            os.mkdir(d, 0o700)
+        except FileExistsError:
+            continue
+        os.chmod(d, 0o700)  # the umask may have taken bits off, never added: set exactly
+
+
 def atomic_write(path: Path, text: str, mode: int = 0o600) -> None:
     """Write-then-rename so a reader (or a crash) never sees half a file; the temp file
     is made new (never one planted there) and gets ``mode`` before it takes the name."""
@@ -125,7 +142,7 @@ def hold_lock(path: Path, busy: str) -> Iterator[None]:
     """Hold the lock file at ``path`` (it records our pid); a second holder gets
     :class:`RunLockedError` with ``busy`` instead of a race."""
     with storing(path, "lock"):
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        make_private_dirs(path.parent)
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         try:
@@ -183,12 +200,13 @@ class RunDir:
         """Make the run's directory; with ``state``, it appears with its first state.json
         in place (written under a hidden name, then renamed), or not at all."""
         with storing(self.path, "create"):
+            make_private_dirs(self.path.parent)
             if state is None:
-                self.path.mkdir(parents=True, exist_ok=False, mode=0o700)
+                self.path.mkdir(exist_ok=False, mode=0o700)
                 return
             staged = self.path.with_name(f".{self.run_id}.new")
             try:
-                staged.mkdir(parents=True, exist_ok=False, mode=0o700)
+                staged.mkdir(exist_ok=False, mode=0o700)
                 atomic_write(staged / "state.json", _document(state))
                 os.rename(staged, self.path)
             except BaseException:

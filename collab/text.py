@@ -49,6 +49,15 @@ _MARKER = re.compile(r"[<＜﹤]{3,}(?=\s*(?:collab|end))", re.IGNORECASE)
 ELLIPSIS = "…"
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def well_formed(text: str) -> str:
+    """Lone surrogates (a JSON escape such as ``\\ud800`` in an agent's output decodes to
+    one; a pair is already one character) → U+FFFD, so the text can be written as UTF-8."""
+    return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
+
+
 def clean(text: str) -> str:
     """The control-character policy for every output: newlines normalised to ``\\n``;
     ANSI escapes, C0/C1 controls (but tab and newline), bidi controls and invisible
@@ -58,6 +67,19 @@ def clean(text: str) -> str:
     if "\x1b" in text or "\x9b" in text:
         text = _ANSI.sub("", text)
     return _CONTROL.sub("", text)
+
+
+def clean_tree(value: object) -> object:
+    """:func:`clean` on every string inside a JSON-like value (dicts, lists): for the
+    documents we print or send (``--json``, MCP results, events.jsonl); state.json keeps
+    the text as received."""
+    if isinstance(value, str):
+        return clean(value)
+    if isinstance(value, dict):
+        return {k: clean_tree(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [clean_tree(v) for v in value]
+    return value
 
 
 def truncate(text: str, limit: int) -> str:

@@ -184,18 +184,43 @@ class Turns:
     ) -> JudgeAnswer:
         prompt = self.prompts.judge(self.cfg, ledger, history, stop_reason, labels)
         ui = ctx.listener
+        res = self._call_judge(ctx, caller, "judge", prompt)
+        if res.status != "ok":
+            ui.warning(f"the judge failed ({res.meta.error}); summarising from the ledger")
+            return JudgeAnswer(None, None, res.meta)
+        raw = cap(res.reply.text, JUDGE_TEXT_CAP)
+        # Judged by its sections, wherever they are: never by its length.
+        missing = judging.missing_sections(res.reply.text, ledger)
+        if missing:  # a failed Judge: one retry naming what was missing
+            names = judging.section_names(missing, self.cfg.lang)
+            ui.warning(f"the judge's answer has no {names} section; asking once more")
+            again = self._call_judge(
+                ctx, caller, "judge-fix", prompt + judging.retry_note(missing, self.cfg.lang)
+            )
+            meta = judging.merged_meta(res.meta, again.meta)
+            if again.status == "ok":
+                raw = cap(again.reply.text, JUDGE_TEXT_CAP)
+                missing = judging.missing_sections(again.reply.text, ledger)
+            if again.status != "ok" or missing:
+                left = judging.section_names(missing, self.cfg.lang) if missing else None
+                why = f"still no {left} section" if left else f"failed ({again.meta.error})"
+                ui.warning(f"the judge's answer {why}; summarising from the ledger")
+                return JudgeAnswer(None, raw, meta)
+            return JudgeAnswer(judging.finish(raw, labels, ledger, self.cfg.lang), raw, meta)
+        return JudgeAnswer(judging.finish(raw, labels, ledger, self.cfg.lang), raw, res.meta)
+
+    def _call_judge(
+        self, ctx: TurnContext, caller: AgentCaller, sid: str, prompt: str
+    ) -> CallResult:
+        ui = ctx.listener
         res = caller.call(
-            "judge", self.cfg.judge, prompt, self.cfg.judge_timeout,
+            sid, self.cfg.judge, prompt, self.cfg.judge_timeout,
             on_retry=lambda why, d: ui.warning(f"the judge: {why}, retrying once ({d})"),
             title="⚖ The Judge", on_text=ui.judge_output, text_limit=JUDGE_TEXT_CAP,
             cancel=ctx.cancel,
         )  # fmt: skip
         caller.summarize(res, f"{res.status} · {res.meta.duration:.1f}s")
-        if res.status != "ok":
-            ui.warning(f"the judge failed ({res.meta.error}); summarising from the ledger")
-            return JudgeAnswer(None, None, res.meta)
-        raw = cap(res.reply.text, JUDGE_TEXT_CAP)
-        return JudgeAnswer(judging.finish(raw, labels, ledger, self.cfg.lang), raw, res.meta)
+        return res
 
 
 def pane_summary(res: CallResult, contract: Contract | None, error: str | None) -> str:
@@ -214,7 +239,8 @@ def pane_summary(res: CallResult, contract: Contract | None, error: str | None) 
     if usage is not None:
         bits.append(f"{usage.input_tokens:,} in / {usage.output_tokens:,} out tokens")
     if res.meta.cost_usd is not None:
-        bits.append(f"${res.meta.cost_usd:.4f}")
+        est = " est." if res.meta.cost_estimated else ""
+        bits.append(f"${res.meta.cost_usd:.4f}{est}")
     return " · ".join(bits)
 
 

@@ -29,6 +29,8 @@ class AgentMeta:
     session_id: str | None = None
     error: str | None = None
     pane_restarts: int = 0
+    # ``cost_usd`` is collab's estimate (collab.prices), the agent reported none.
+    cost_estimated: bool = False
 
 
 @dataclass(frozen=True)
@@ -109,6 +111,7 @@ def meta_from_fields(f: Fields) -> AgentMeta:
         session_id=f.opt_str("session_id"),
         error=f.opt_str("error"),
         pane_restarts=f.int("pane_restarts", 0),
+        cost_estimated=f.bool("cost_estimated", False),
     )
 
 

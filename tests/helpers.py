@@ -64,3 +64,63 @@ PRESET_KEYS = (
     "cost-vs-reliability",
     "product-vs-tech-debt",
 )
+
+
+class CmdlinePoller:
+    """A thread that reads every ``/proc/*/cmdline`` again and again while a test runs: the
+    command lines holding ``needle`` (must stay empty), and how many processes whose
+    command line holds ``agent`` it saw with ``needle`` in their environment (proof that
+    it looked while the agents ran, and that the value did reach them)."""
+
+    def __init__(self, needle: str, agent: str) -> None:
+        import threading
+
+        self.needle = needle.encode()
+        self.agent = agent.encode()
+        self.hits: list[str] = []
+        self.agents_with_value: set[int] = set()
+        self.scans = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> CmdlinePoller:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            for entry in Path("/proc").iterdir():
+                if not entry.name.isdigit():
+                    continue
+                try:
+                    cmdline = (entry / "cmdline").read_bytes()
+                except OSError:
+                    continue
+                if self.needle in cmdline:
+                    self.hits.append(cmdline.replace(b"\0", b" ").decode(errors="replace"))
+                if self.agent in cmdline:
+                    try:
+                        if self.needle in (entry / "environ").read_bytes():
+                            self.agents_with_value.add(int(entry.name))
+                    except OSError:
+                        pass
+            self.scans += 1
+
+
+# What a scripted Judge writes after its TL;DR: the other sections every answer must
+# have (collab.judging.REQUIRED_SECTIONS), so that it is not a failed Judge. Mentions no
+# issue id: collab's line for the open issues a summary skipped is still added.
+JUDGE_REST = (
+    "\n\n## Crux\n- Which cost matters more here?"
+    "\n\n## Open disagreements\n- As the ledger lists them."
+    "\n\n## Minority report\n- The other side's best case stands."
+)
+JUDGE_REST_JA = (
+    "\n\n## 争点の核心\n- 何を優先するか。"
+    "\n\n## 未解決の対立点\n- 台帳のとおり。"
+    "\n\n## 少数意見\n- 相手側の最良の論拠。"
+)

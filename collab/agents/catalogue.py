@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from collab.agents import claude, codex, gemini, llm, ollama
@@ -19,6 +21,7 @@ from collab.agents.decoding import AgentReply, Decoder, TextDecoder
 from collab.agents.spec import AgentSpec, Family, Placeholder
 from collab.errors import PrerequisiteError, UsageError
 from collab.paths import config_table
+from collab.text import well_formed
 
 # The built-in agents by name, in the order ``--judge-agent auto`` tries them.
 FAMILIES: dict[str, Family] = {
@@ -41,10 +44,20 @@ def decoder_for(
     return DECODERS.get(output, TextDecoder)(limit, stderr_failures)
 
 
+def reports_cost(spec: AgentSpec) -> bool:
+    """Does this agent say what a turn cost (its output format carries it)?"""
+    return DECODERS.get(spec.output, TextDecoder).reports_cost
+
+
 def interpret(spec: AgentSpec, exit_code: int, stdout: str, stderr: str) -> AgentReply:
-    """The reply of a finished turn of ``spec``'s agent (its decoder's ``reply``)."""
+    """The reply of a finished turn of ``spec``'s agent (its decoder's ``reply``), well
+    formed: a lone surrogate its JSON held (``\\ud800``) becomes U+FFFD."""
     decoder = decoder_for(spec.output, stderr_failures=spec.stderr_failures)
-    return decoder.reply(exit_code, stdout, stderr)
+    reply = decoder.reply(exit_code, stdout, stderr)
+    text, error = well_formed(reply.text), reply.error and well_formed(reply.error)
+    if (text, error) == (reply.text, reply.error):
+        return reply
+    return replace(reply, text=text, error=error)
 
 
 def stored_login(agent: str, env: Mapping[str, str]) -> str | None:
@@ -57,6 +70,14 @@ def stored_login(agent: str, env: Mapping[str, str]) -> str | None:
     if family is None or family.login is None:
         return None
     return family.login(env)
+
+
+def certainly_logged_out(agent: str, env: Mapping[str, str], platform: str = sys.platform) -> bool:
+    """True only when the agent surely has no login, so a run would fail on its first
+    call: the claude CLI off macOS (no keychain) with no key, token, cloud switch,
+    gateway, stored credentials or settings that could hold one. Anything else is
+    "cannot tell" (False): the run starts and its first call finds out."""
+    return agent == "claude" and platform != "darwin" and stored_login(agent, env) is None
 
 
 def load_agents(config_path: Path | None = None) -> dict[str, AgentSpec]:

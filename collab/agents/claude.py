@@ -104,6 +104,7 @@ class ClaudeDecoder(JsonLinesDecoder):
 
     kind = "claude-json"
     user_defined = True
+    reports_cost = True
 
     def __init__(self, limit: int | None = None, stderr_failures: tuple[str, ...] = ()) -> None:
         super().__init__(limit, stderr_failures)
@@ -226,10 +227,15 @@ def _last_json_object(stdout: str) -> dict[str, object] | None:
     return None
 
 
+_KEYS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN")
+# A gateway or proxy: its login is its own business, so it counts ("cannot tell").
+_GATEWAY = "ANTHROPIC_BASE_URL"
+
+
 def _stored_login(env: Mapping[str, str]) -> str | None:
     """Where claude's login was found (e.g. "ANTHROPIC_API_KEY is set"), or None."""
     home = Path(env.get("HOME") or Path.home())
-    for var in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"):
+    for var in (*_KEYS, _GATEWAY):
         if env.get(var):
             return f"{var} is set"
     for var in ("CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX"):
@@ -243,8 +249,14 @@ def _stored_login(env: Mapping[str, str]) -> str | None:
             data = json.loads(settings.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        if isinstance(data, dict) and (data.get("oauthAccount") or data.get("apiKeyHelper")):
+        if not isinstance(data, dict):
+            continue
+        if data.get("oauthAccount") or data.get("apiKeyHelper"):
             return f"login recorded in {settings}"
+        set_env = data.get("env")  # what the CLI sets for itself: a key there is a login
+        for var in (*_KEYS, _GATEWAY):
+            if isinstance(set_env, dict) and set_env.get(var):
+                return f"{var} set in {settings} (env)"
     return None
 
 

@@ -23,6 +23,7 @@ def spec_from_toml(path: Path, name: str, raw: object, outputs: Collection[str])
     model_argv = raw.get("model_argv", [])
     if not _str_list(model_argv):
         raise UsageError(f"{where}: model_argv must be a list of strings")
+    _model_whole(where, [*argv, *model_argv])
     prompt = raw.get("prompt", "file" if "{prompt_file}" in argv else "stdin")
     if prompt not in ("stdin", "file"):
         raise UsageError(f"{where}: prompt must be 'stdin' or 'file'")
@@ -51,6 +52,19 @@ def spec_from_toml(path: Path, name: str, raw: object, outputs: Collection[str])
     )
 
 
+def _model_whole(where: str, tokens: list[str]) -> None:
+    """A model name is only ever an argv item of its own: inside a larger token (a
+    ``sh -c`` string, ``--model={model}``) a caller's model could become shell code or
+    another option."""
+    for tok in tokens:
+        if "{model}" in tok and tok != "{model}":
+            raise UsageError(
+                f"{where}: {tok!r} puts {{model}} inside a larger argument; make it an item "
+                'of its own, e.g. model_argv = ["--model", "{model}"] instead of '
+                '"--model={model}", and never inside a sh -c string'
+            )
+
+
 def _str_list(v: object) -> bool:
     return isinstance(v, list) and all(isinstance(x, str) for x in v)
 
@@ -63,5 +77,6 @@ def command_spec(template: str) -> AgentSpec:
         raise UsageError(f"--agent-command: {exc}") from None
     if not argv:
         raise UsageError("--agent-command is empty")
+    _model_whole("--agent-command", list(argv))
     prompt: PromptVia = "file" if any("{prompt_file}" in a for a in argv) else "stdin"
     return AgentSpec(name="command", argv=argv, prompt=prompt)

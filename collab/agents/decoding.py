@@ -67,6 +67,8 @@ class Decoder(ABC):
     kind: ClassVar[str]
     # May a user's ``[agents.NAME]`` in config.toml name this kind as its ``output``?
     user_defined: ClassVar[bool] = False
+    # Does the agent report what a turn cost (else collab.prices estimates it)?
+    reports_cost: ClassVar[bool] = False
 
     def __init__(self, limit: int | None = None, stderr_failures: tuple[str, ...] = ()) -> None:
         self.stderr_failures = stderr_failures

@@ -26,7 +26,15 @@ from collab.ledger import counts
 from collab.paths import collab_home
 from collab.report import fmt_cost
 from collab.state import RunState
-from collab.store import LOCK_FILE, RunDir, hold_lock, new_run_id, storing, write_file
+from collab.store import (
+    LOCK_FILE,
+    RunDir,
+    hold_lock,
+    make_private_dirs,
+    new_run_id,
+    storing,
+    write_file,
+)
 
 BATCH_SCHEMA = "collab.batch/1"
 
@@ -62,7 +70,8 @@ class Batch:
         made: list[RunDir] = []
         try:
             with storing(b.path, "create"):
-                b.path.mkdir(parents=True, mode=0o700)
+                make_private_dirs(b.path.parent)
+                b.path.mkdir(mode=0o700)
             for entry in entries:
                 run_dir = RunDir(new_run_id())
                 while run_dir.path.exists():

@@ -29,6 +29,14 @@ if TYPE_CHECKING:
     from collab.store import RunDir
 
 Parallel = Annotated[int, typer.Option("--parallel", "-P", metavar="N", help="Debates at once.")]
+TrustEntries = Annotated[
+    bool,
+    typer.Option(
+        "--trust-entries",
+        help="Let entries set agent_command, tools, agent_setup and context outside the "
+        "file's folder (only for a topics file you wrote or checked).",
+    ),
+]
 
 
 @with_debate_options
@@ -98,6 +106,7 @@ def batch(
     ],
     *,
     parallel: Parallel = 2,
+    trust_entries: TrustEntries = False,
     given: dict[str, object],
     as_json: o.RunJson = False,
 ) -> None:
@@ -114,7 +123,7 @@ def batch(
         raise UsageError(f"--parallel must be 1–32, got {parallel}")
     agents = load_agents()
     defaults = request_from(given, "cli", user_defaults())
-    entries = read_entries(topics_file, defaults, agents.keys())
+    entries = read_entries(topics_file, defaults, agents.keys(), trust=trust_entries)
     for entry in entries:
         check_prerequisites(entry.config)
     b = Batch.create(entries, topics_file, parallel)
@@ -186,7 +195,10 @@ def _events_mode(events: str | None, as_json: bool) -> bool:
 def _start(
     cfg: DebateConfig, agents: Mapping[str, AgentSpec], *, as_json: bool, ndjson: bool = False
 ) -> tuple[RunState, RunDir]:
+    import shutil
+
     from collab.doctor import check_prerequisites
+    from collab.errors import LoginFailed, PrerequisiteError
     from collab.state import RunState
     from collab.store import RunDir, new_run_id
 
@@ -194,7 +206,14 @@ def _start(
     run_dir = RunDir(new_run_id())
     state = RunState(run_id=run_dir.run_id, config=cfg)
     run_dir.create(state.to_dict())  # whole, or not at all (StorageError: exit 3)
-    return _drive(state, run_dir, ready, as_json=as_json, resumed=False, ndjson=ndjson), run_dir
+    try:
+        return _drive(state, run_dir, ready, as_json=as_json, resumed=False, ndjson=ndjson), run_dir
+    except LoginFailed as exc:
+        if any(t.status in ("ok", "abstain") for t in state.turns):
+            raise  # a login lost later: the run is saved and resumable
+        # The very first call found no login: nothing was debated, so nothing is kept.
+        shutil.rmtree(run_dir.path, ignore_errors=True)
+        raise PrerequisiteError(exc.first, hint=exc.hint) from None
 
 
 def _drive(

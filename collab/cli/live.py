@@ -34,6 +34,12 @@ PREVIEW_LINES = 6
 _Event = Mapping[str, Any]
 
 
+def terminal_markdown(text: str) -> Markdown:
+    """Model Markdown for the terminal: cleaned, and a link printed as ``text (target)``,
+    never a clickable link whose text hides where it goes."""
+    return Markdown(clean(text), hyperlinks=False)
+
+
 class _Running:
     def __init__(self, title: str, started: float) -> None:
         self.title = title
@@ -121,13 +127,14 @@ class DebateView:
         head = Text(f"{icon} Role {side} ({role})", style=f"bold {colour}")
         cost = ev.get("cost_usd")
         duration = float(ev.get("duration_s") or 0.0)
+        usd = cost if isinstance(cost, int | float) else None
         head.append(
-            f"  {duration:.1f}s · {fmt_cost(cost if isinstance(cost, int | float) else None)}",
+            f"  {duration:.1f}s · {fmt_cost(usd, bool(ev.get('cost_estimated')))}",
             style="dim",
         )
         if ev.get("status") != "ok":
             head.append(f" · {ev.get('status')}", style="yellow")
-        parts: list[RenderableType] = [head, Markdown(clean(str(ev.get("prose", ""))))]
+        parts: list[RenderableType] = [head, terminal_markdown(str(ev.get("prose", "")))]
         moves = Text()
         for title in ev.get("new_points") or []:
             moves.append(f"  + {one_line(str(title), 120)}\n", style="green")
@@ -173,7 +180,7 @@ class DebateView:
             self.err.print(Text("(summary written from the ledger)", style="yellow"))
         text = clean(str(ev.get("markdown", "")))
         if self.out.is_terminal:
-            self.out.print(Markdown(text))
+            self.out.print(terminal_markdown(text))
         else:
             # Redirected (collab debate … > decision.md): the Markdown itself.
             self.out.file.write(text.rstrip() + "\n")
@@ -257,7 +264,7 @@ def print_outcome(state: RunState, run_dir: RunDir, err: Console | None = None) 
             f"run {state.run_id} · {state.stop_reason} · verdict {state.verdict()} · "
             + (f"{n} open blocking · " if (n := open_blocking(state.ledger())) else "")
             + f"{state.rounds_done()} rounds · "
-            f"cost {fmt_cost(state.cost_usd())} · saved in {run_dir.path}",
+            f"cost {fmt_cost(state.cost_usd(), state.cost_estimated())} · saved in {run_dir.path}",
             style="dim",
         )
     )

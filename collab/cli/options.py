@@ -19,6 +19,7 @@ from typing import Annotated, Any
 import typer
 
 from collab.options import OPTIONS, OUTPUT, ROLES, Option, offered
+from collab.text import clean_tree
 
 __all__ = ["OUTPUT", "ROLES"]  # the panels, for the commands' own options
 _ANNOTATED: Any = Annotated  # subscripted with types known only at run time
@@ -26,13 +27,14 @@ _ANNOTATED: Any = Annotated  # subscripted with types known only at run time
 
 def echo_json(doc: object) -> None:
     """The one JSON document a --json command prints."""
-    sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+    sys.stdout.write(json.dumps(clean_tree(doc), ensure_ascii=False, indent=2) + "\n")
     sys.stdout.flush()
 
 
 def echo_json_line(doc: object) -> None:
     """One JSON document on one line (``--events ndjson``: a line per event)."""
-    sys.stdout.write(json.dumps(doc, ensure_ascii=False, separators=(",", ":")) + "\n")
+    line = json.dumps(clean_tree(doc), ensure_ascii=False, separators=(",", ":"))
+    sys.stdout.write(line + "\n")
     sys.stdout.flush()
 
 

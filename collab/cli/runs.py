@@ -46,12 +46,9 @@ def show(
     as_json: o.Json = False,
 ) -> None:
     """Show a run: transcript, ledger and judge summary."""
-    from collab.text import clean
-
     kind = "json" if as_json else fmt
-    text = _render_run(run_id, kind)
-    # Stored model text reaches a terminal here: no raw escapes (JSON escapes them itself).
-    sys.stdout.write(text if kind == "json" else clean(text))
+    # Stored model text reaches a terminal here: cleaned in every format (_render_run).
+    sys.stdout.write(_render_run(run_id, kind))
 
 
 def export(
@@ -95,13 +92,15 @@ def _render_run(run_id: str, fmt: str) -> str:
     from collab.report import render_html, render_markdown_report, result_document
     from collab.state import load_state
     from collab.store import RunDir
+    from collab.text import clean, clean_tree
 
     if fmt not in ("md", "json", "html"):
         raise UsageError(f"--format must be md, json or html, got {fmt!r}")
     run_dir = RunDir(run_id)
     state = load_state(run_dir)
     if fmt == "json":
-        return json.dumps(result_document(state, run_dir), ensure_ascii=False, indent=2) + "\n"
+        doc = clean_tree(result_document(state, run_dir))
+        return json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
     if fmt == "html":
         return render_html(state)
-    return render_markdown_report(state)
+    return clean(render_markdown_report(state))

@@ -44,12 +44,15 @@ def stats(as_json: o.Json = False) -> None:
         ("debater turns", str(total.turns)),
         ("concession rate (reasoned agrees per turn)", pct(total.concession_rate)),
         ("issues resolved by evidence / dropped / open",
-         f"{total.resolved_by_evidence} / {total.dropped} / {total.open}"),
+         f"{total.resolved_by_evidence} / {total.dropped} / {total.open}"
+         + (f" ({total.conceded} conceded by their raiser)" if total.conceded else "")),
         ("rounds to converge (mean)", "n/a" if total.rounds_to_converge is None
          else f"{total.rounds_to_converge:g} over {total.converged_runs} runs"),
         ("verdicts", verdicts),
         ("contract salvage (items kept / sent)",
          f"{pct(total.salvage_rate)} ({total.items_kept}/{total.items_sent})"),
+        ("turns with a usable contract / debater turns",
+         f"{pct(total.contract_rate)} ({total.contract_turns}/{total.turns})"),
         ("Judge fallback rate", pct(total.judge_fallback_rate)),
         ("open blocking issues", str(total.open_blocking)),
         ("cited evidence verified (path:line)",

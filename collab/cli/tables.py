@@ -139,10 +139,16 @@ def runs_table(rows: Sequence[Mapping[str, object]]) -> FittedTable:
             "preset": _known(r, "preset"),
             "rounds": f"{_known(r, 'rounds_done')}/{_known(r, 'rounds')}",
             "status": Text(status, style=style),
-            "stop": str(stop or "—"),
-            "outcome": Text(str(stop) if status == "done" and stop else status, style=style),
+            "stop": stop_shown(stop) if stop else "—",
+            "outcome": Text(stop_shown(stop) if status == "done" and stop else status,
+                            style=style),
         })  # fmt: skip
     return FittedTable(_RUN_COLUMNS, _RUN_LAYOUTS, cells, free_min=20, title="collab runs")
+
+
+def stop_shown(stop: object) -> str:
+    """A stop reason as a table shows it: one that is not a result says so."""
+    return f"{stop} · inconclusive" if stop == "no-contract" else str(stop)
 
 
 def _known(row: Mapping[str, object], key: str) -> str:
@@ -215,7 +221,7 @@ def batch_table(rows: Sequence[Mapping[str, object]], title: str) -> FittedTable
         counts = (str(r["resolved"]), str(r["open"]), str(r["dropped"]))
         cells.append({
             "topic": one_line(str(r["topic"]), 40),
-            "stop": Text(str(r["stop_reason"] or r["status"]),
+            "stop": Text(stop_shown(r["stop_reason"]) if r["stop_reason"] else str(r["status"]),
                          style=RUN_STYLE.get(str(r["status"]), "")),
             "rounds": f"{r['rounds_done']}/{r['rounds']}",
             "resolved": counts[0], "open": counts[1], "dropped": counts[2],

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from collab.eventlog import EVENT_SCHEMA, FIRST_GUESS, Event
 from collab.state import RunState
+from collab.text import clean
 
 EVENTS_FILE = "events.jsonl"
 SUMMARY_CHARS = 160
@@ -122,8 +123,8 @@ def remaining_s(state: RunState, progress: Progress, now: float | None = None) -
 
 
 def summary(prose: str, limit: int = SUMMARY_CHARS) -> str:
-    """A turn's prose as one line: its first paragraph, cut at a word."""
-    text = " ".join(prose.strip().split("\n\n", 1)[0].split())
+    """A turn's prose as one line, cleaned: its first paragraph, cut at a word."""
+    text = " ".join(clean(prose).strip().split("\n\n", 1)[0].split())
     if len(text) <= limit:
         return text
     cut = text[: limit - 1].rsplit(" ", 1)[0]

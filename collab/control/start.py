@@ -20,7 +20,7 @@ from collab.doctor import check_prerequisites
 from collab.options import DebateRequest, Surface
 from collab.request import build_config
 from collab.runners.detach import spawn_driver
-from collab.state import RunState
+from collab.state import Origin, RunState
 from collab.store import RunDir, atomic_write, new_run_id
 
 DRIVER_LOG = "driver.log"
@@ -49,12 +49,15 @@ def start_detached(
     cwd: Path | None = None,
     env: Mapping[str, str] | None = None,
     reap: bool = False,
+    origin: Origin = "cli",
 ) -> Started:
     """Create the run (state.json, status ``pending``) and start its driver; return at
     once. ``reap``: a long-lived caller (the MCP server) waits for the driver on a thread
-    so that it leaves no zombie; a command that exits right away leaves that to init."""
+    so that it leaves no zombie; a command that exits right away leaves that to init.
+    ``origin`` is recorded in state.json (``mcp``: a model started it)."""
     run_dir = RunDir(new_run_id())
-    run_dir.create(RunState(run_id=run_dir.run_id, config=cfg, status="pending").to_dict())
+    state = RunState(run_id=run_dir.run_id, config=cfg, status="pending", origin=origin)
+    run_dir.create(state.to_dict())
     proc = spawn_driver(run_dir.run_id, run_dir.path / DRIVER_LOG, cwd, env)
     atomic_write(run_dir.path / DRIVER_PID_FILE, f"{proc.pid}\n")
     if reap:

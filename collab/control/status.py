@@ -67,6 +67,7 @@ def status_document(run_dir: RunDir) -> dict[str, object]:
         "elapsed_s": round(max(0.0, (now if ended is None else ended) - started), 1),
         "remaining_s": remaining_s(state, progress, now) if active else None,
         "cost_usd": state.cost_usd(),
+        "cost_estimated": state.cost_estimated(),
         "max_cost": cfg.max_cost,
         "error": state.error or (_start_error(run_dir) if phase == "stopped" else None),
         "attach": progress.attach if active else None,

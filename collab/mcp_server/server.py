@@ -32,12 +32,14 @@ from collab.control.status import WAIT_POLL
 from collab.errors import CollabError, UsageError
 from collab.mcp_server.args import McpLimits, debate_request, load_limits
 from collab.mcp_server.follow import follow
+from collab.mcp_server.slots import live_runs, start_within_cap
 from collab.mcp_server.tools import MAX_WAIT_S, TOOLS
 from collab.paths import config_path
 from collab.presets import load_presets
 from collab.report import list_document, presets_document
-from collab.state import load_state, stored_runs
+from collab.state import RunState, load_state, stored_runs
 from collab.store import RunDir
+from collab.text import clean, clean_tree
 
 log = logging.getLogger("collab.mcp")
 ROOTS_TIMEOUT = 5.0
@@ -54,11 +56,11 @@ Ctx = ServerRequestContext[Any, Any]
 
 
 class CollabServer:
-    """The tools of one MCP session; the debates it started, for the concurrency cap."""
+    """The tools of one MCP session. The concurrency cap and what a model may see are
+    kept on disk (``slots``, state.json's ``origin``), shared by every server."""
 
     def __init__(self, workdir: Path | None = None) -> None:
         self.workdir = workdir or Path.cwd()
-        self.started: list[str] = []
         self.handlers: dict[str, Callable[[Ctx, Args], Awaitable[dict[str, object]]]] = {
             "debate_start": self.debate_start,
             "debate": self.debate,
@@ -89,15 +91,22 @@ class CollabServer:
         except Exception as exc:  # a bug: keep the server up, say what broke
             log.exception("tool %s failed", params.name)
             return _error(f"internal error in {params.name}: {type(exc).__name__}: {exc}")
-        text = json.dumps(doc, ensure_ascii=False)
+        shown = clean_tree(doc)  # model text, cleaned like every output
+        assert isinstance(shown, dict)
+        text = json.dumps(shown, ensure_ascii=False)
         return types.CallToolResult(
-            content=[types.TextContent(type="text", text=text)], structured_content=doc
+            content=[types.TextContent(type="text", text=text)], structured_content=shown
         )
 
     # -- starting ----------------------------------------------------------------------------
     async def debate_start(self, ctx: Ctx, args: Args) -> dict[str, object]:
         started, cfg = await self._start(ctx, args)
         doc = control.started_document(started, cfg)
+        if cfg.max_cost is None:
+            doc["cost_note"] = (
+                "an agent of this debate reports no cost and has no price: it is bounded by "
+                f"its {cfg.rounds} rounds (at most max_calls agent calls) instead of max_cost"
+            )
         doc["next"] = (
             f"The debate runs now (minutes). Poll debate_status with run_id {started.run_id} "
             "every 20-60 seconds; once its phase is finished or stopped, call debate_result."
@@ -108,35 +117,33 @@ class CollabServer:
         started, cfg = await self._start(ctx, args)
 
         async def report(progress: float, total: float, message: str) -> None:
-            await ctx.session.report_progress(progress, total, message)
+            await ctx.session.report_progress(progress, total, clean(message))
 
         await follow(started.run_dir, cfg.rounds, report)
         return await anyio.to_thread.run_sync(control.result_of, started.run_id)
 
     async def _start(self, ctx: Ctx, args: Args) -> tuple[control.Started, Any]:
         limits = await anyio.to_thread.run_sync(load_limits)
-        running = [r for r in self.started if control.driver_pid(RunDir(r).path) is not None]
-        if len(running) >= limits.max_concurrent:
-            raise UsageError(
-                f"{len(running)} debates started here are still running ({', '.join(running)})"
-                f", the most this server runs at once (max_concurrent in [mcp] of config.toml)"
-                "; wait for one to finish, or stop one with debate_cancel"
-            )
-        root = await self._root(ctx)
+        roots = await self._roots(ctx)
+        root = roots[0] if roots else self.workdir
 
         def start() -> tuple[control.Started, Any]:
-            cfg = control.validate(debate_request(args, limits, root), surface="mcp")
-            return control.start_detached(cfg, cwd=root, reap=True), cfg
+            cfg = control.validate(debate_request(args, limits, root, roots), surface="mcp")
 
-        started, cfg = await anyio.to_thread.run_sync(start)
-        self.started.append(started.run_id)
-        return started, cfg
+            def go() -> tuple[str, control.Started]:
+                started = control.start_detached(cfg, cwd=root, reap=True, origin="mcp")
+                return started.run_id, started
 
-    async def _root(self, ctx: Ctx) -> Path:
-        """The client's first root (a local directory), else our working directory."""
+            return start_within_cap(limits.max_concurrent, go)[1], cfg
+
+        return await anyio.to_thread.run_sync(start)
+
+    async def _roots(self, ctx: Ctx) -> list[Path]:
+        """The client's roots that are local directories (none: our working directory
+        serves instead)."""
         caps = ctx.session.client_capabilities
         if caps is None or caps.roots is None:
-            return self.workdir
+            return []
         try:
             with anyio.fail_after(ROOTS_TIMEOUT), warnings.catch_warnings():
                 # Deprecated for 2026-07-28 clients, and what every host speaks today.
@@ -144,22 +151,35 @@ class CollabServer:
                 roots = (await ctx.session.list_roots()).roots
         except Exception:
             log.warning("roots/list failed; using %s", self.workdir, exc_info=True)
-            return self.workdir
+            return []
+        out = []
         for root in roots:
             uri = urlparse(str(root.uri))
             if uri.scheme == "file" and Path(unquote(uri.path)).is_dir():
-                return Path(unquote(uri.path))
-        return self.workdir
+                out.append(Path(unquote(uri.path)))
+        return out
+
+    async def _visible(self, args: Args) -> RunDir:
+        """The run named in ``args``, if this server may see it: one a model started,
+        unless the user set ``all_runs`` in [mcp]."""
+        run_dir = RunDir(_run_id(args))
+        state: RunState = await anyio.to_thread.run_sync(load_state, run_dir)
+        if state.origin != "mcp" and not (await anyio.to_thread.run_sync(load_limits)).all_runs:
+            raise UsageError(
+                f"run {run_dir.run_id} was not started over MCP; this server reads, cancels "
+                "and lists only the debates started over MCP (the user can set "
+                "all_runs = true in [mcp] of config.toml)"
+            )
+        return run_dir
 
     # -- following -----------------------------------------------------------------------------
     async def debate_status(self, ctx: Ctx, args: Args) -> dict[str, object]:
-        run_dir = RunDir(_run_id(args))
         wait = args.get("wait_s", 0)
         if not isinstance(wait, int | float) or isinstance(wait, bool):
             raise UsageError(f"wait_s must be a number of seconds, got {wait!r}")
         if not 0 <= wait <= MAX_WAIT_S:
             raise UsageError(f"wait_s must be 0–{MAX_WAIT_S} seconds, got {wait:g}")
-        await anyio.to_thread.run_sync(load_state, run_dir)  # unknown run: say so at once
+        run_dir = await self._visible(args)  # unknown run: say so at once
         if wait:
             change = Change(run_dir.path)
             with anyio.move_on_after(wait):
@@ -168,17 +188,22 @@ class CollabServer:
         return await anyio.to_thread.run_sync(control.status_document, run_dir)
 
     async def debate_result(self, ctx: Ctx, args: Args) -> dict[str, object]:
-        return await anyio.to_thread.run_sync(control.result_of, _run_id(args))
+        run_dir = await self._visible(args)
+        return await anyio.to_thread.run_sync(control.result_of, run_dir.run_id)
 
     async def debate_cancel(self, ctx: Ctx, args: Args) -> dict[str, object]:
-        return await anyio.to_thread.run_sync(control.cancel_run, _run_id(args))
+        run_dir = await self._visible(args)
+        return await anyio.to_thread.run_sync(control.cancel_run, run_dir.run_id)
 
     # -- reference -----------------------------------------------------------------------------
     async def runs_list(self, ctx: Ctx, args: Args) -> dict[str, object]:
         limit = args.get("limit", 20)
         if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 200:
             raise UsageError(f"limit must be 1–200, got {limit!r}")
-        doc = list_document((await anyio.to_thread.run_sync(stored_runs))[:limit])
+        runs = await anyio.to_thread.run_sync(stored_runs)
+        if not (await anyio.to_thread.run_sync(load_limits)).all_runs:
+            runs = [r for r in runs if r.state is not None and r.state.get("origin") == "mcp"]
+        doc = list_document(runs[:limit])
         doc["server"] = await self.server_info(ctx, {})
         return doc
 
@@ -187,12 +212,20 @@ class CollabServer:
 
     async def server_info(self, ctx: Ctx, args: Args) -> dict[str, object]:
         limits: McpLimits = await anyio.to_thread.run_sync(load_limits)
-        active = [r for r in self.started if control.driver_pid(RunDir(r).path) is not None]
+        active = await anyio.to_thread.run_sync(live_runs)
         return {
             "schema": "collab.server/1",
             "name": "collab",
             "version": __version__,
-            "limits": {"max_cost": limits.max_cost, "max_concurrent": limits.max_concurrent},
+            "limits": {
+                "max_cost": limits.max_cost,
+                "max_concurrent": limits.max_concurrent,
+                "max_calls": limits.max_calls,
+                "all_runs": limits.all_runs,
+                "allow_paths": list(limits.allow_paths),
+                "allow_read_tools": limits.allow_read_tools,
+                "allow_inherit_setup": limits.allow_inherit_setup,
+            },
             "runner": "subprocess",
             "active_runs": active,
             "workdir": str(self.workdir),

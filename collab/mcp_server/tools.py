@@ -8,7 +8,7 @@ from typing import Any
 
 import mcp_types as types
 
-from collab.options import OPTIONS, Option, offered
+from collab.options import MAX_CONTEXT_FILES, OPTIONS, Option, offered
 from collab.report import SCHEMAS
 
 _RUN_ID = {
@@ -25,9 +25,11 @@ _MCP_OWN: dict[str, dict[str, Any]] = {
                "(default) or tmux (a pane the user can watch)."},
     "max_cost": {"description": "Stop before a turn once this many USD are spent. Default "
                  "and ceiling: the server's cap (server_info limits.max_cost)."},
-    "context": {"maxItems": 20, "description": "Paths of UTF-8 text files both sides read "
-                "(a design doc, a diff). Relative paths resolve against the client's first "
-                "root, else the server's working directory."},
+    "context": {"maxItems": MAX_CONTEXT_FILES, "description": "Paths of UTF-8 text files "
+                "both sides read (a design doc, a diff). Relative paths resolve against the "
+                "client's first root, else the server's working directory; every path must "
+                "resolve under the client's roots (else that directory) or the user's [mcp] "
+                "allow_paths."},
 }  # fmt: skip
 _JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean"}
 
@@ -185,7 +187,7 @@ TOOLS: tuple[types.Tool, ...] = (
         name="server_info",
         title="Server info",
         description="This server's version and limits: the default and ceiling of max_cost "
-        "per debate, how many debates it runs at once, and which of its debates run now.",
+        "per debate, how many debates started over MCP run at once, and which run now.",
         input_schema=_input({}),
         output_schema=_output("collab.server/1"),
         annotations=_hints(read_only=True, idempotent=True, title="Server info"),

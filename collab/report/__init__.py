@@ -36,6 +36,7 @@ from collab.report.markdown import (
 from collab.report.schemas import SCHEMAS
 from collab.state import RunState
 from collab.store import RunDir
+from collab.text import clean
 
 __all__ = [
     "RESULT_SCHEMA",
@@ -60,8 +61,8 @@ __all__ = [
 
 def write_reports(state: RunState, run_dir: RunDir) -> dict[str, Path]:
     """transcript.md, judge.md (once there is a summary) and report.html."""
-    paths = {"transcript": run_dir.write_text("transcript.md", transcript_md(state))}
+    paths = {"transcript": run_dir.write_text("transcript.md", clean(transcript_md(state)))}
     if state.judge is not None:
-        paths["judge"] = run_dir.write_text("judge.md", judge_md(state))
+        paths["judge"] = run_dir.write_text("judge.md", clean(judge_md(state)))
     paths["html"] = run_dir.write_text("report.html", render_html(state))
     return paths

@@ -68,6 +68,7 @@ def result_document(state: RunState, run_dir: RunDir) -> dict[str, object]:
         if state.judge is None
         else {"markdown": state.judge.text, "fallback": state.judge.fallback},
         "cost_usd": state.cost_usd(),
+        "cost_estimated": state.cost_estimated(),
         "cost_usd_by_role": {"A": state.cost_usd("A"), "B": state.cost_usd("B")},
         "tokens": {
             "input": tokens.input_tokens,

@@ -126,7 +126,7 @@ def _matrix(state: RunState) -> Matrix | None:
 
 
 def _turn_view(t: TurnRecord) -> PageTurn:
-    meta = [f"{t.meta.duration:.1f}s", fmt_cost(t.cost_usd)]
+    meta = [f"{t.meta.duration:.1f}s", fmt_cost(t.cost_usd, t.meta.cost_estimated)]
     if t.meta.attempts > 1:
         meta.append(f"{t.meta.attempts} attempts")
     if t.reask is not None:

@@ -23,8 +23,11 @@ ICON = {"A": "🔵", "B": "🔴"}
 
 
 # The small labels every report shares (the HTML page too): a cost, a token count, a title.
-def fmt_cost(cost: float | None) -> str:
-    return "n/a" if cost is None else f"${cost:.4f}"
+def fmt_cost(cost: float | None, estimated: bool = False) -> str:
+    """``$0.0123``; an estimate (collab.prices: the agent reported none) says so."""
+    if cost is None:
+        return "n/a"
+    return f"~${cost:.4f} (estimate)" if estimated else f"${cost:.4f}"
 
 
 def tokens_line(state: RunState) -> str:
@@ -56,7 +59,8 @@ def _title(state: RunState) -> str:
 
 def _cost(state: RunState) -> str:
     return (
-        f"Cost: {fmt_cost(state.cost_usd())} (A {fmt_cost(state.cost_usd('A'))}, "
+        f"Cost: {fmt_cost(state.cost_usd(), state.cost_estimated())} "
+        f"(A {fmt_cost(state.cost_usd('A'))}, "
         f"B {fmt_cost(state.cost_usd('B'))})"
     )
 
@@ -64,7 +68,7 @@ def _cost(state: RunState) -> str:
 def _turn_heading(t: TurnRecord) -> str:
     return (
         f"Role {t.side} ({t.role_name}) · {t.status} · {t.meta.duration:.1f}s · "
-        f"{fmt_cost(t.cost_usd)}"
+        f"{fmt_cost(t.cost_usd, t.meta.cost_estimated)}"
     )
 
 
@@ -218,8 +222,10 @@ def _numbers(state: RunState) -> list[str]:
         + (" (converged)" if s.converged else ""),
         f"- concession rate: {pct(s.concession_rate)} ({s.agrees} reasoned agrees in "
         f"{s.turns} turns)",
-        f"- issues: {s.resolved} resolved by evidence, {s.dropped} dropped, {s.open} open",
+        f"- issues: {s.resolved} resolved by evidence, {s.dropped} dropped"
+        + (f" ({s.conceded} conceded)" if s.conceded else "") + f", {s.open} open",
         f"- contract salvage: {pct(s.salvage_rate)} ({s.items_kept}/{s.items_sent} items kept)",
+        f"- turns with a usable contract: {pct(s.contract_rate)} ({s.contract_turns}/{s.turns})",
         f"- judge: {'fallback from the ledger' if s.judge_fallback else 'answered'}"
         if s.judge_fallback is not None else "- judge: not yet",
         f"- cost per resolved issue: {per}",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any, get_args
 
+from collab.convergence import STOP_REASONS
 from collab.doctor import Level
 from collab.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_PREREQ, EXIT_USAGE
 from collab.ledger import STATUSES, Resolution
@@ -97,7 +98,7 @@ RESULT = _doc(
     {
         "run_id": {"type": "string"},
         "status": _STATUS,
-        "stop_reason": _STR_OR_NULL,
+        "stop_reason": {"enum": [*STOP_REASONS, None]},
         "stop_detail": {"type": "string"},
         "verdict": {"enum": list(VERDICTS)},
         "open_blocking": {"type": "integer", "minimum": 0},
@@ -138,6 +139,7 @@ RESULT = _doc(
             "required": ["markdown", "fallback"],
         },
         "cost_usd": _NUM_OR_NULL,
+        "cost_estimated": {"type": "boolean"},
         "cost_usd_by_role": {
             "type": "object",
             "properties": {"A": _NUM_OR_NULL, "B": _NUM_OR_NULL},
@@ -375,6 +377,9 @@ STATS = _doc(
         "rounds_to_converge": _NUM_OR_NULL,
         "verdicts": {"type": "object", "additionalProperties": {"type": "integer"}},
         "salvage_rate": _RATE,
+        "conceded": {"type": "integer", "minimum": 0},
+        "contract_turns": {"type": "integer", "minimum": 0},
+        "contract_rate": _RATE,
         "judge_fallback_rate": _RATE,
         "cost_usd": _NUM_OR_NULL,
         "cost_per_resolved_usd": _NUM_OR_NULL,
@@ -457,6 +462,7 @@ STATUS = _doc(
         "elapsed_s": {"type": "number", "minimum": 0},
         "remaining_s": {**_NUM_OR_NULL, "description": "estimated; null when not running"},
         "cost_usd": _NUM_OR_NULL,
+        "cost_estimated": {"type": "boolean"},
         "max_cost": _NUM_OR_NULL,
         "error": _STR_OR_NULL,
         "attach": _STR_OR_NULL,
@@ -479,6 +485,11 @@ SERVER = _doc(
             "properties": {
                 "max_cost": {"type": "number", "exclusiveMinimum": 0},
                 "max_concurrent": {"type": "integer", "minimum": 1},
+                "max_calls": {"type": "integer", "minimum": 1},
+                "all_runs": {"type": "boolean"},
+                "allow_paths": {"type": "array", "items": {"type": "string"}},
+                "allow_read_tools": {"type": "boolean"},
+                "allow_inherit_setup": {"type": "boolean"},
             },
             "required": ["max_cost", "max_concurrent"],
         },

@@ -32,17 +32,28 @@ POLL_INTERVAL = 0.005  # exit-file poll: completion is noticed within a few ms
 KILL_GRACE = 2.0
 CLEANUP_WAIT = 1.0
 
+# The environment is cleared by bash itself (``exec -c`` re-runs the script: same pid, empty
+# environment) and the agent's entries are exported from the env file with builtins in the
+# fork that ``&`` makes anyway, which then execs the agent: no environment value is ever an
+# argument of a process (``setsid env -i K=V …`` was, for every variable: ps showed it).
+# Entries bash cannot export (readonly or invalid names, e.g. BASH_FUNC_f%%) are dropped.
 _SCRIPT = """\
 #!/usr/bin/env bash
 # collab turn {step}: generated; holds only generated paths.
+[ "${{1-}}" = clean ] || exec -c "$BASH" --norc --noprofile "$0" clean
+unset PWD OLDPWD SHLVL
 umask 077
 d={dir}
 s={step}
 mkdir "$d/$s.started" 2>/dev/null || exit 0
-mapfile -d '' -t ARGV < "$d/$s.argv"
-mapfile -d '' -t ENVV < "$d/$s.env"
+mapfile -d '' -t _collab_argv < "$d/$s.argv"
+mapfile -d '' -t _collab_env < "$d/$s.env"
 rm -f "$d/$s.env"
-{announce}setsid env -i "${{ENVV[@]}}" "${{ARGV[@]}}" < {stdin} > "$d/$s.out" 2> "$d/$s.err" &
+{announce}(
+  for _collab_kv in "${{_collab_env[@]}}"; do export "$_collab_kv" 2>/dev/null; done
+  unset _collab_kv _collab_env
+  exec {setsid} "${{_collab_argv[@]}}"
+) < {stdin} > "$d/$s.out" 2> "$d/$s.err" &
 pid=$!
 printf '%s\\n' "$pid" > "$d/$s.pid.tmp" && mv -f "$d/$s.pid.tmp" "$d/$s.pid"
 {view}wait "$pid"
@@ -65,9 +76,15 @@ def find_bash() -> str:
     bash = shutil.which("bash")
     if not bash:
         raise PrerequisiteError("bash not found on PATH", hint="install bash")
-    if not shutil.which("setsid"):
-        raise PrerequisiteError("setsid not found on PATH", hint="install util-linux")
+    _find_setsid()
     return bash
+
+
+def _find_setsid() -> str:
+    setsid = shutil.which("setsid")
+    if not setsid:
+        raise PrerequisiteError("setsid not found on PATH", hint="install util-linux")
+    return os.path.abspath(setsid)
 
 
 class TurnDir:
@@ -107,6 +124,7 @@ class TurnDir:
             view=view,
             view_wait=view_wait,
             done="" if job.view else _DONE,
+            setsid=shlex.quote(_find_setsid()),
         )
         path = self.file(job.step, "sh")
         _write_private(path, script.encode("utf-8"))

@@ -18,7 +18,7 @@ from libtmux import Server
 from collab.cli import main
 from collab.store import RunDir
 from tests.conftest import FakeAgent, contract_block
-from tests.helpers import pid_alive, processes_of, wait_until
+from tests.helpers import JUDGE_REST, pid_alive, processes_of, wait_until
 
 ROLE_A = "(Role A) in a structured debate"
 ROLE_B = "(Role B) in a structured debate"
@@ -39,7 +39,7 @@ def topic_rules(tags: list[str], sleep: float = 0.0) -> list[dict[str, object]]:
     rules: list[dict[str, object]] = []
     for tag in tags:
         rules += [
-            {"match": [JUDGE, tag], "replies": [f"## TL;DR\n- verdict on {tag}"]},
+            {"match": [JUDGE, tag], "replies": [f"## TL;DR\n- verdict on {tag}" + JUDGE_REST]},
             {"match": [ROLE_A, tag], "replies": [
                 {"text": f"A on {tag}." + contract_block(new=[(f"Point {tag}", "e")]),
                  "sleep": sleep}]},
@@ -297,6 +297,19 @@ BAD_FILES = [
             "{f}:3: the topic is 2001 characters"),
     BadFile("txt-only-comments", "t.txt", "# nothing\n\n", "{f}: no topics in the file"),
     BadFile("unknown-suffix", "t.csv", "a,b\n", "{f}: unknown topics file type '.csv'"),
+    # An entry cannot choose what runs or what leaves the machine (--trust-entries lifts it).
+    BadFile("restricted-agent-command", "t.jsonl",
+            '{"topic": "a"}\n{"topic": "b", "agent": "command", "agent_command": "sh -c id"}\n',
+            "{f}:2: 'agent_command' is not allowed in a batch entry"),
+    BadFile("restricted-tools", "t.yaml", "- a\n- topic: b\n  tools: read\n",
+            "{f}:2: 'tools' is not allowed in a batch entry"),
+    BadFile("restricted-agent-setup", "t.jsonl", '{"topic": "b", "agent_setup": "inherit"}\n',
+            "{f}:1: 'agent_setup' is not allowed in a batch entry"),
+    BadFile("restricted-context-absolute", "t.jsonl",
+            '{"topic": "b", "context": ["/etc/hostname"]}\n',
+            "{f}:1: 'context' is not allowed in a batch entry: /etc/hostname resolves to"),
+    BadFile("restricted-context-dotdot", "t.yaml", "- topic: b\n  context: [../../x.md]\n",
+            "{f}:1: 'context' is not allowed in a batch entry: ../../x.md resolves to"),
 ]  # fmt: skip
 
 
@@ -339,6 +352,45 @@ def test_invalid_topics_file(
     assert not (hermetic_env / "runs").exists()
     assert list(tmp.iterdir()) == []
     assert fake_agent.calls() == []
+
+
+def test_trust_entries_lets_an_entry_reach_outside_its_folder(
+    fake_agent: FakeAgent, hermetic_env: Path, tmp_path: Path
+) -> None:
+    """A symlink inside the folder that points out of it is outside (realpath); the person
+    running the batch can vouch for the file with --trust-entries."""
+    fake_agent.script(topic_rules(["T1"]))
+    (tmp_path / "outside.md").write_text("Context from outside.\n", encoding="utf-8")
+    folder = tmp_path / "topics"
+    folder.mkdir()
+    (folder / "link.md").symlink_to(tmp_path / "outside.md")
+    topics = folder / "t.jsonl"
+    topics.write_text(
+        '{"topic": "Linked T1", "agent_setup": "lean", "context": ["link.md"]}\n', encoding="utf-8"
+    )
+    argv = [sys.executable, "-m", "collab", "batch", str(topics), "--agent", "fake",
+            "--rounds", "2", "--runner", "subprocess", "--json"]  # fmt: skip
+    env = collab_env(tmp_path)
+    res = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert res.returncode == 2
+    message = json.loads(res.stdout)["error"]["message"]
+    assert message.startswith(f"{topics}:1: 'agent_setup' is not allowed in a batch entry")
+    topics.write_text('{"topic": "Linked T1", "context": ["link.md"]}\n', encoding="utf-8")
+    res = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert res.returncode == 2
+    message = json.loads(res.stdout)["error"]["message"]
+    assert f"link.md resolves to {tmp_path / 'outside.md'}, outside" in message
+    assert fake_agent.calls() == []
+    res = subprocess.run(
+        [*argv, "--trust-entries"], capture_output=True, text=True, env=env, cwd=tmp_path,
+        timeout=120,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    (run,) = json.loads(res.stdout)["runs"]
+    config = run_state(hermetic_env, run["run_id"])["config"]
+    assert config["contexts"] == [
+        {"path": str(folder / "link.md"), "text": "Context from outside.\n"}
+    ]
 
 
 # -- Ctrl-C, then resume ---------------------------------------------------------------------------

@@ -30,7 +30,7 @@ from tests.e2e.test_debate_tmux import (
     turn_rule,
     wait_for_calls,
 )
-from tests.helpers import pid_alive, wait_until
+from tests.helpers import JUDGE_REST, pid_alive, wait_until
 
 pytestmark = [
     pytest.mark.tmux,
@@ -38,7 +38,7 @@ pytestmark = [
 ]
 
 N = 2
-JUDGE_OK = judge_rule("## TL;DR\n- both openings weighed; I1 and I2 stay open.")
+JUDGE_OK = judge_rule("## TL;DR\n- both openings weighed; I1 and I2 stay open." + JUDGE_REST)
 OPEN_A = say("OPENING-A tokens scale", new=[("Stateless scaling", "ev-a")], sleep=1.0)
 OPEN_B = say("OPENING-B sessions revoke", new=[("Revocation", "ev-b")], sleep=1.0)
 LATER = say("argues on", stances=[("I1", "contest", "still"), ("I2", "contest", "still")])

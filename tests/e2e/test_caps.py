@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from tests.conftest import FakeAgent, contract_block
+from tests.helpers import JUDGE_REST
 
 ROLE = {"A": "(Role A) in a structured debate", "B": "(Role B) in a structured debate"}
 JUDGE = "neutral judge"
@@ -44,7 +45,7 @@ def test_megabyte_replies_for_seven_rounds_stay_bounded(
             block = contract_block(new=[(f"Point {side}{r}", f"ev {side}{r}")], stances=stances)
             rules.append({"match": [ROLE[side], f"This is round {r} of {ROUNDS}"],
                           "replies": [big(f"{side}{r}") + block]})  # fmt: skip
-    rules.append({"match": [JUDGE], "replies": ["## TL;DR\n" + big("JUDGE")]})
+    rules.append({"match": [JUDGE], "replies": ["## TL;DR\n" + big("JUDGE") + JUDGE_REST]})
     fake_agent.script(rules, "unmatched prompt")
     tmp = tmp_path / "tmp"
     tmp.mkdir()

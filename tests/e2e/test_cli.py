@@ -20,7 +20,7 @@ from collab.cli import main
 from collab.presets import DEFAULT_PRESET, get_preset, load_presets
 from tests.conftest import FakeAgent, contract_block
 from tests.e2e.test_inputs import ALL_TOOLS, LOGIN_VARS, bin_dir
-from tests.helpers import wait_until
+from tests.helpers import JUDGE_REST, wait_until
 
 ROLE_A = "(Role A) in a structured debate"
 ROLE_B = "(Role B) in a structured debate"
@@ -104,7 +104,10 @@ def script_debate(fake: FakeAgent) -> None:
                     + contract_block(stances=[("I1", "contest", "revocation")])
                 ],
             },
-            {"match": [JUDGE], "replies": ["## TL;DR\n- the judge's scripted verdict"]},
+            {
+                "match": [JUDGE],
+                "replies": ["## TL;DR\n- the judge's scripted verdict" + JUDGE_REST],
+            },
         ],
         "unmatched prompt",
     )
@@ -280,7 +283,7 @@ def test_debate_list_show_json(cli: Callable[..., Outcome], fake_agent: FakeAgen
     assert doc["turns"][0]["prose"] == "A argues for tokens."
     skipped = "> Open, but not covered by the Judge's summary: I1 (Stateless), I2 (Stateless)."
     assert doc["judge"] == {
-        "markdown": f"## TL;DR\n- the judge's scripted verdict\n\n{skipped}",
+        "markdown": f"## TL;DR\n- the judge's scripted verdict{JUDGE_REST}\n\n{skipped}",
         "fallback": False,
     }
     assert doc["ledger"][0]["title"] == "Stateless"
@@ -412,7 +415,7 @@ with open(sys.argv[3], "a", encoding="utf-8") as log:
     log.write(json.dumps({"model": sys.argv[2], "prompt_file": sys.argv[1]}) + "\n")
 block = '\n\n```json\n{"new_points": %s, "stances": [], "abstain": null}\n```\n'
 if "neutral judge" in prompt:
-    print("## TL;DR\n- command agent judged it")
+    print("## TL;DR\n- command agent judged it\n## Crux\n## Open disagreements\n## Minority report")
 elif "(Role A) in a structured debate" in prompt:
     print("Command A speaks." + block % '[{"title": "From the command agent", "evidence": "x"}]')
 else:

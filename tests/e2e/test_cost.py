@@ -9,6 +9,7 @@ import pytest
 
 from collab.cli import main
 from tests.conftest import FakeAgent, contract_block
+from tests.helpers import JUDGE_REST
 
 
 def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, object]]:
@@ -23,7 +24,7 @@ def script_costs(fake_agent: FakeAgent, a: float, b: float, judge: float) -> Non
         [
             {
                 "match": ["neutral judge"],
-                "replies": [{"text": "## TL;DR\n- ok", "cost_usd": judge}],
+                "replies": [{"text": "## TL;DR\n- ok" + JUDGE_REST, "cost_usd": judge}],
             },
             {
                 "match": ["(Role A) in a structured debate"],

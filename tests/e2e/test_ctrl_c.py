@@ -47,7 +47,7 @@ from tests.e2e.test_debate_tmux import (
     turn_calls,
     turn_rule,
 )
-from tests.helpers import pid_alive, wait_until
+from tests.helpers import JUDGE_REST, pid_alive, wait_until
 
 pytestmark = [
     pytest.mark.tmux,
@@ -55,7 +55,7 @@ pytestmark = [
 ]
 
 N = 2
-JUDGE_TEXT = "## TL;DR\n- CTRL-C-JUDGE all said"
+JUDGE_TEXT = "## TL;DR\n- CTRL-C-JUDGE all said" + JUDGE_REST
 KEEP_OPEN = say("keeps arguing", stances=[("I1", "contest", "still disagree")])
 A1 = say("A1 opens", new=[("Point A1", "ev-a1")])
 B1 = say("B1 answers", stances=[("I1", "contest", "ev-b1")])

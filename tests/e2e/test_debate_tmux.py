@@ -32,7 +32,7 @@ from collab.prompts import Prompts
 from collab.state import RunState
 from collab.store import RunDir, runs_dir
 from tests.conftest import FakeAgent, contract_block
-from tests.helpers import wait_until
+from tests.helpers import JUDGE_REST, wait_until
 
 pytestmark = [
     pytest.mark.tmux,
@@ -305,7 +305,7 @@ def wait_for_calls(fake: FakeAgent, side: str, r: int, n: int, count: int = 1) -
 A_COST = (0.011, 0.012, 0.013)
 B_COST = (0.021, 0.022, 0.023)
 JUDGE_COST = 0.05
-JUDGE_TEXT = "## TL;DR\n- JUDGE-VERDICT: sessions win on revocation, JWT on fan-out.\n"
+JUDGE_TEXT = "## TL;DR\n- JUDGE-VERDICT: sessions win on revocation, JWT on fan-out.\n" + JUDGE_REST
 
 
 def full_debate_script() -> list[dict[str, object]]:
@@ -459,7 +459,7 @@ def test_converges_early_when_every_issue_is_resolved(
     n = 3
     fake_agent.script(
         [
-            judge_rule("## TL;DR\n- agreed"),
+            judge_rule("## TL;DR\n- agreed" + JUDGE_REST),
             turn_rule("A", 1, n, say("A1", new=[("Latency", "p99 is 40 ms")])),
             turn_rule(
                 "B",
@@ -494,7 +494,7 @@ def test_converges_early_when_two_rounds_bring_no_new_points(
     n = 4
     fake_agent.script(
         [
-            judge_rule("## TL;DR\n- nothing to settle"),
+            judge_rule("## TL;DR\n- nothing to settle" + JUDGE_REST),
             {"match": [ROLE_MARK["A"]], "replies": [say("A has nothing new")]},
             {"match": [ROLE_MARK["B"]], "replies": [say("B has nothing new")]},
         ],
@@ -519,7 +519,7 @@ def test_circular_debate_gets_one_new_angle_then_breaks(
     n = 6
     # Stuck for rounds 1-3, so the angle for round 4 is angles.toml's third entry.
     angle = Prompts("en").angle(2)
-    rules: list[dict[str, object]] = [judge_rule("## TL;DR\n- they went in circles")]
+    rules: list[dict[str, object]] = [judge_rule("## TL;DR\n- they went in circles" + JUDGE_REST)]
     for r in range(1, n + 1):
         # Same evidence on I1 every round, but a new point each round: never "quiet".
         if r == 1:
@@ -573,7 +573,7 @@ def test_turns_run_in_a_titled_pane_that_is_gone_afterwards(
     n = 2
     fake_agent.script(
         [
-            judge_rule("## TL;DR\n- fine"),
+            judge_rule("## TL;DR\n- fine" + JUDGE_REST),
             turn_rule("A", 1, n, say("A1 slow", new=[("Point", "evidence")], sleep=1.5)),
         ],
         say("others", stances=[("I1", "contest", "no")]),
@@ -618,7 +618,7 @@ def test_inside_tmux_the_debate_splits_the_current_window(
     (socket_path,) = tmux_lines(tmux, "display-message", "-p", "#{socket_path}")
     fake_agent.script(
         [
-            judge_rule("## TL;DR\n- fine"),
+            judge_rule("## TL;DR\n- fine" + JUDGE_REST),
             turn_rule("A", 1, n, say("A1 slow", new=[("Point", "evidence")], sleep=1.5)),
         ],
         say("others", stances=[("I1", "contest", "no")]),

@@ -20,7 +20,7 @@ from collab.report import SCHEMAS
 from collab.state import load_state
 from collab.store import RunDir
 from tests.conftest import FakeAgent, contract_block
-from tests.helpers import wait_until
+from tests.helpers import JUDGE_REST, wait_until
 
 ROLE_A = "(Role A) in a structured debate"
 ROLE_B = "(Role B) in a structured debate"
@@ -43,7 +43,7 @@ def collab(*args: str, stdin: str | None = None, cwd: Path | None = None, timeou
 
 def script(fake: FakeAgent, *, b: object = None, match: str | None = None) -> None:
     rules: list[dict[str, Any]] = [
-        {"match": [JUDGE], "replies": ["## TL;DR\n- scripted"]},
+        {"match": [JUDGE], "replies": ["## TL;DR\n- scripted" + JUDGE_REST]},
         {"match": [ROLE_A], "replies": ["A speaks." + contract_block(new=[("S", "e")])]},
         {"match": [ROLE_B], "replies": b or ["B speaks." + contract_block()]},
     ]
@@ -110,7 +110,8 @@ def test_topic_input_errors(
 def test_detach_returns_at_once_and_status_result_follow(
     fake_agent: FakeAgent, tmp_path: Path
 ) -> None:
-    script(fake_agent, b=[{"text": "B speaks." + contract_block(), "sleep": 1.0}])
+    gate = tmp_path / "let-b-answer"  # B answers only once the test has looked
+    script(fake_agent, b=[{"text": "B speaks." + contract_block(), "wait_file": str(gate)}])
     t0 = time.monotonic()
     res = collab("debate", "JWT vs sessions", *FAST, "--detach")
     took = time.monotonic() - t0
@@ -118,13 +119,13 @@ def test_detach_returns_at_once_and_status_result_follow(
     run_id = res.stdout.strip()
     assert f"collab watch {run_id}" in res.stderr
     assert took < 5.0
-    early = collab("result", run_id, "--json")
-    if early.returncode:  # still going (it is, unless the machine stalled for seconds)
-        assert early.returncode == 2
-        err = json_of(early)["error"]
-        assert err["kind"] == "running" and f"run {run_id} is still running" in err["message"]
+    early = collab("result", run_id, "--json")  # still going: B waits for the gate
+    assert early.returncode == 2
+    err = json_of(early)["error"]
+    assert err["kind"] == "running" and f"run {run_id} is still running" in err["message"]
     text = collab("status", run_id)
     assert text.returncode == 0 and run_id in text.stdout and "round" in text.stdout
+    gate.touch()
     assert wait_until(lambda: settled(run_id), timeout=60)
     status = json_of(collab("status", run_id, "--json"))
     assert status["phase"] == "finished" and status["turns"] == {"done": 4, "planned": 4}

@@ -14,7 +14,7 @@ import pytest
 
 from collab.report import SCHEMAS
 from tests.conftest import FakeAgent, contract_block
-from tests.helpers import wait_until
+from tests.helpers import JUDGE_REST, wait_until
 
 ROLE_A = "(Role A) in a structured debate"
 ROLE_B = "(Role B) in a structured debate"
@@ -33,7 +33,7 @@ def script(fake: FakeAgent, word_delay: float = 0.0) -> None:
             {"match": [ROLE_B], "replies": [{"text": "B disagrees."
                                              + contract_block(new=[("Revocation", "ev-b")]),
                                              "word_delay": word_delay}]},
-            {"match": [JUDGE], "replies": ["## TL;DR\n- I1 and I2 stay open."]},
+            {"match": [JUDGE], "replies": ["## TL;DR\n- I1 and I2 stay open." + JUDGE_REST]},
         ],
         "unmatched prompt",
     )  # fmt: skip
@@ -107,7 +107,7 @@ def test_heartbeats_while_a_turn_runs(
             {"match": [ROLE_A], "replies": [{"text": "A." + contract_block(new=[("P", "e")]),
                                              "sleep": 1.0}]},
             {"match": [ROLE_B], "replies": ["B." + contract_block()]},
-            {"match": [JUDGE], "replies": ["## TL;DR\n- I1 open."]},
+            {"match": [JUDGE], "replies": ["## TL;DR\n- I1 open." + JUDGE_REST]},
         ]
     )  # fmt: skip
     from collab.cli import main

@@ -46,14 +46,15 @@ from tests.e2e.test_debate_tmux import (
     turn_rule,
     wait_for_calls,
 )
-from tests.helpers import pid_alive, wait_until
+from tests.helpers import JUDGE_REST, pid_alive, wait_until
 
 pytestmark = [
     pytest.mark.tmux,
     pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
 ]
 
-JUDGE_OK = judge_rule("## TL;DR\n- JUDGE-SUMMARY all said")
+JUDGE_SAID = "## TL;DR\n- JUDGE-SUMMARY all said" + JUDGE_REST
+JUDGE_OK = judge_rule(JUDGE_SAID)
 # Any debater turn no rule names: a valid reply that keeps one issue open.
 KEEP_OPEN = say("keeps arguing", stances=[("I1", "contest", "still disagree")])
 
@@ -568,7 +569,7 @@ def test_f11_budget_spent_stops_with_timeout_and_still_judges(
     assert judge_md.startswith("## TL;DR\n- JUDGE-SUMMARY all said")
     state = read_state(doc["run_id"])
     assert state.judge is not None and state.judge.meta is not None
-    assert (state.judge.meta.attempts, state.judge.raw) == (1, "## TL;DR\n- JUDGE-SUMMARY all said")
+    assert (state.judge.meta.attempts, state.judge.raw) == (1, JUDGE_SAID)
 
 
 # -- the judge fails; every turn fails -------------------------------------------------------

@@ -23,6 +23,7 @@ import pytest
 from libtmux import Server
 
 from tests.conftest import FakeAgent, contract_block
+from tests.helpers import JUDGE_REST
 
 ROLE_A = "(Role A) in a structured debate"
 ROLE_B = "(Role B) in a structured debate"
@@ -155,7 +156,10 @@ def script(fake: FakeAgent, payload: str) -> None:
             {"match": [REASK], "replies": ["```json\n{}\n```"]},
             {"match": [ROLE_A], "replies": [a]},
             {"match": [ROLE_B], "replies": [b]},
-            {"match": [JUDGE], "replies": [f"## TL;DR\n- verdict {payload} JUDGE-TAIL"]},
+            {
+                "match": [JUDGE],
+                "replies": [f"## TL;DR\n- verdict {payload} JUDGE-TAIL" + JUDGE_REST],
+            },
         ],
         "unmatched",
     )
@@ -337,7 +341,7 @@ def test_only_last_block_of_current_reply_is_parsed(
             {"match": [REASK], "replies": [contract_block(stances=[("I1", "contest", "re")])]},
             {"match": [ROLE_A], "replies": [a1]},
             {"match": [ROLE_B], "replies": [b1]},
-            {"match": [JUDGE], "replies": ["## TL;DR\n- ok"]},
+            {"match": [JUDGE], "replies": ["## TL;DR\n- ok" + JUDGE_REST]},
         ]
     )
     env = collab_env(tmp_path, server)

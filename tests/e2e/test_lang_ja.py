@@ -26,6 +26,7 @@ from tests.e2e.test_debate_tmux import (
     run_cli,
     tmux_fixture,  # noqa: F401  (fixture, used by name)
 )
+from tests.helpers import JUDGE_REST_JA
 
 pytestmark = [
     pytest.mark.tmux,
@@ -91,7 +92,9 @@ def assert_every_prompt_was_japanese(fake: FakeAgent) -> None:
 def test_japanese_topic_runs_in_japanese_end_to_end(
     tmux: Server, fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    judge = "## TL;DR\n- 結論：当面はセッション。\n\n## 合意点\n- I2: 1 ms は許容範囲。"
+    judge = (
+        "## TL;DR\n- 結論：当面はセッション。\n\n## 合意点\n- I2: 1 ms は許容範囲。" + JUDGE_REST_JA
+    )
     script(fake_agent, judge)
     res = run_cli(capsys, *debate_args(rounds=N, topic=TOPIC))  # --lang auto (the default)
     assert res.code == 0, res.err

@@ -22,13 +22,13 @@ from collab.state import load_state
 from collab.store import RunDir
 from tests.conftest import FakeAgent, contract_block
 from tests.e2e.mcp_client import call, doc_of, mcp_session, poll, text_of
-from tests.helpers import wait_until
+from tests.helpers import JUDGE_REST, wait_until
 
 ROLE_A = "(Role A) in a structured debate"
 ROLE_B = "(Role B) in a structured debate"
 JUDGE = "neutral judge"
 TOPIC = "JWT vs sessions"
-VERDICT = "## TL;DR\n- the judge's scripted verdict"
+VERDICT = "## TL;DR\n- the judge's scripted verdict" + JUDGE_REST
 TOOLS = {
     "debate_start", "debate_status", "debate_result", "debate_cancel", "debate",
     "runs_list", "presets_list", "server_info",
@@ -91,8 +91,10 @@ def test_tools_have_schemas_and_hints(fake_agent: FakeAgent) -> None:
     assert props["runner"]["enum"] == ["subprocess", "tmux"]
 
 
-def test_start_then_status_then_result(fake_agent: FakeAgent, capsys: Any) -> None:
-    script(fake_agent)
+def test_start_then_status_then_result(fake_agent: FakeAgent, capsys: Any, tmp_path: Path) -> None:
+    gate = tmp_path / "let-b-answer"  # B answers only once the test has looked
+    script(fake_agent, b=[{"text": "B: sessions." + contract_block(
+        stances=[("I1", "contest", "revocation")]), "wait_file": str(gate)}])  # fmt: skip
     seen: dict[str, Any] = {}
 
     async def go() -> None:
@@ -107,6 +109,7 @@ def test_start_then_status_then_result(fake_agent: FakeAgent, capsys: Any) -> No
             seen["first"] = first
             early = await call(s, "debate_result", run_id=rid)
             seen["early"] = (early.is_error, text_of(early), first["active"])
+            gate.touch()
 
             async def status() -> dict[str, Any]:
                 return await doc_of(s, "debate_status", run_id=rid)
@@ -125,9 +128,8 @@ def test_start_then_status_then_result(fake_agent: FakeAgent, capsys: Any) -> No
     rid = started["run_id"]
     assert started["watch"] == f"collab watch {rid}" and started["runner"] == "subprocess"
     assert started["max_cost"] == 2.0  # the server's default cap
-    if seen["early"][2]:  # still going when asked: a clear tool error, not a document
-        is_error, text, _ = seen["early"]
-        assert is_error and f"run {rid} is still running" in text
+    is_error, text, active = seen["early"]  # still going (B waits): a tool error, no document
+    assert active and is_error and f"run {rid} is still running" in text
     assert last["status"] == "done" and last["phase"] == "finished" and not last["active"]
     assert last["turns"] == {"done": 4, "planned": 4}
     assert last["rounds"] == {"done": 2, "planned": 2}
@@ -229,7 +231,8 @@ def test_blocking_debate_reports_progress_per_turn(fake_agent: FakeAgent) -> Non
 
 
 def test_client_gone_mid_debate_the_debate_finishes(fake_agent: FakeAgent) -> None:
-    script(fake_agent, b=[{"text": "B." + contract_block(), "sleep": 1.0}])
+    gate = fake_agent.dir / "let-b-answer"  # B answers only once the client is gone
+    script(fake_agent, b=[{"text": "B." + contract_block(), "wait_file": str(gate)}])
     box: dict[str, str] = {}
 
     async def go() -> None:
@@ -254,6 +257,7 @@ def test_client_gone_mid_debate_the_debate_finishes(fake_agent: FakeAgent) -> No
     anyio.run(go)
     run_dir = RunDir(box["run_id"])
     assert load_state(run_dir).status != "done"
+    gate.touch()
     assert wait_until(lambda: load_state(run_dir).status == "done", timeout=60)
     assert load_state(run_dir).judge is not None
 
@@ -298,7 +302,9 @@ def test_two_sessions_follow_one_run_and_the_cap_holds(fake_agent: FakeAgent) ->
     (fake_agent.dir.parent / "config.toml").open("a").write(
         "[mcp]\nmax_concurrent = 1\nmax_cost = 0.5\n"
     )
-    script(fake_agent, a=[{"text": "A." + contract_block(new=[("S", "e")]), "sleep": 1.0}])
+    gate = fake_agent.dir / "let-a-answer"  # the run stays active until the test has looked
+    script(fake_agent, a=[{"text": "A." + contract_block(new=[("S", "e")]),
+                           "wait_file": str(gate)}])  # fmt: skip
     box: dict[str, Any] = {}
 
     async def go() -> None:
@@ -310,6 +316,7 @@ def test_two_sessions_follow_one_run_and_the_cap_holds(fake_agent: FakeAgent) ->
             box["second"] = (second.is_error, text_of(second))
             box["info"], box["started"] = info, started
             box["info_running"] = await doc_of(one, "server_info")
+            gate.touch()
 
             async def status_two() -> dict[str, Any]:
                 return await doc_of(two, "debate_status", run_id=rid)
@@ -319,12 +326,13 @@ def test_two_sessions_follow_one_run_and_the_cap_holds(fake_agent: FakeAgent) ->
             box["listed"] = await doc_of(two, "runs_list", limit=5)
 
     anyio.run(go)
-    assert box["info"]["limits"] == {"max_cost": 0.5, "max_concurrent": 1}
+    limits = box["info"]["limits"]
+    assert (limits["max_cost"], limits["max_concurrent"]) == (0.5, 1)
     assert box["started"]["max_cost"] == 0.5
     rid = box["started"]["run_id"]
     assert box["info_running"]["active_runs"] == [rid]
     is_error, text = box["second"]
-    assert is_error and "the most this server runs at once" in text
+    assert is_error and "the most collab runs at once" in text
     assert box["two"]["status"] == "done"
     one = {k: v for k, v in box["one"].items() if k != "elapsed_s"}
     assert one == {k: v for k, v in box["two"].items() if k != "elapsed_s"}

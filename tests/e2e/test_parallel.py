@@ -21,7 +21,7 @@ from libtmux import Server
 
 from collab.cli import main
 from tests.conftest import FakeAgent, contract_block
-from tests.helpers import processes_of, wait_until
+from tests.helpers import JUDGE_REST, processes_of, wait_until
 
 ROLE_A = "(Role A) in a structured debate"
 ROLE_B = "(Role B) in a structured debate"
@@ -77,7 +77,7 @@ def test_eight_debates_at_once_on_one_tmux_server(
                 # Blind round 1: B's stance on I1 (unknown yet) is dropped, its point kept.
                 f"B{n} says do not." + contract_block(new=[(f"Counter {n}", f"c{n}")],
                                                       stances=[("I1", "contest", f"no{n}")])]},
-            {"match": [JUDGE, tag], "replies": [f"## TL;DR\n- verdict {n}"]},
+            {"match": [JUDGE, tag], "replies": [f"## TL;DR\n- verdict {n}" + JUDGE_REST]},
         ]  # fmt: skip
     fake_agent.script(rules, {"exit": 1, "stderr": "no rule matched"})
     tmp = tmp_path / "tmp"
@@ -156,7 +156,7 @@ def test_fifty_debates_in_a_row_leak_nothing(
                 "match": [ROLE_B],
                 "replies": ["B." + contract_block(stances=[("I1", "agree", "A's case holds")])],
             },
-            {"match": [JUDGE], "replies": ["## TL;DR\n- done"]},
+            {"match": [JUDGE], "replies": ["## TL;DR\n- done" + JUDGE_REST]},
         ]
     )
     tmp = tmp_path / "tmp"

@@ -36,7 +36,7 @@ from tests.e2e.test_debate_tmux import (
     say,
     turn_rule,
 )
-from tests.helpers import wait_until
+from tests.helpers import JUDGE_REST, wait_until
 
 TOPIC = "Cache sessions in Redis or sign JWTs?"
 
@@ -105,7 +105,7 @@ def real_run(fake: FakeAgent, capsys: pytest.CaptureFixture[str], url: str) -> R
     b2 = say(
         "PROSE-B2 cookie size is moot", stances=[("I3", "drop", "ev-b3"), ("I1", "contest", "y")]
     )
-    judge = f"## TL;DR\n- JUDGE-TEXT sessions win. ![x]({url}/judge-image.png)"
+    judge = f"## TL;DR\n- JUDGE-TEXT sessions win. ![x]({url}/judge-image.png)" + JUDGE_REST
     fake.script(
         [
             judge_rule(judge),

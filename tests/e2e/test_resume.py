@@ -32,9 +32,9 @@ from tests.e2e.test_debate_tmux import (
     turn_rule,
     wait_for_calls,
 )
-from tests.helpers import wait_until
+from tests.helpers import JUDGE_REST, wait_until
 
-JUDGE = judge_rule("## TL;DR\n- RESUME-JUDGE done")
+JUDGE = judge_rule("## TL;DR\n- RESUME-JUDGE done" + JUDGE_REST)
 KEEP_OPEN = say("keeps arguing", stances=[("I1", "contest", "still disagree")])
 
 

@@ -30,6 +30,7 @@ from tests.e2e.test_debate_tmux import (
     turn_rule,
     wait_for_calls,
 )
+from tests.helpers import JUDGE_REST
 
 N = 2
 SAVED = "CONTEXT-V1: the service handles 40k requests per second at peak."
@@ -44,7 +45,7 @@ def wide_console(monkeypatch: pytest.MonkeyPatch) -> None:
 def script(fake: FakeAgent) -> None:
     """Every turn is answered only if its prompt holds the saved text and not the new."""
     rules: list[dict[str, object]] = [
-        judge_rule("## TL;DR\n- CONTEXT-JUDGE done"),
+        judge_rule("## TL;DR\n- CONTEXT-JUDGE done" + JUDGE_REST),
         {"match": [NEW], "replies": [say("SAW-THE-NEW-FILE")]},
     ]
     for r in range(1, N + 1):

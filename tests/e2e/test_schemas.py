@@ -27,6 +27,7 @@ from collab.report import (
 from collab.store import StoredRun
 from tests.conftest import FakeAgent, contract_block
 from tests.e2e.test_inputs import ALL_TOOLS, LOGIN_VARS, bin_dir
+from tests.helpers import JUDGE_REST
 
 
 def run_json(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, Any]:
@@ -86,7 +87,7 @@ def test_run_documents(fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]
                 "replies": ["B." + contract_block(stances=[("I1", "agree", "fine")])],
             },
         ],
-        "## TL;DR\n- done",
+        "## TL;DR\n- done" + JUDGE_REST,
     )
     code, doc = run_json(
         ["debate", "Schema test", "--agent", "fake", "--runner", "subprocess"], capsys

@@ -36,7 +36,7 @@ from tests.e2e.test_debate_tmux import (
     turn_rule,
     wait_for_calls,
 )
-from tests.helpers import pid_alive, wait_until
+from tests.helpers import JUDGE_REST, pid_alive, wait_until
 
 pytestmark = [
     pytest.mark.tmux,
@@ -80,7 +80,7 @@ def test_pane_killed_in_the_users_split_window_is_recreated_there(
     first = say("PANE-KILLED reply", new=[("Lost", "never recorded")], sleep=60)
     fake_agent.script(
         [
-            judge_rule("## TL;DR\n- fine"),
+            judge_rule("## TL;DR\n- fine" + JUDGE_REST),
             turn_rule("A", 1, N, first, say("A1 rerun", new=[("Point A1", "evidence")])),
         ],
         say("others", stances=[("I1", "contest", "no")]),

@@ -11,6 +11,7 @@ import jsonschema
 
 from collab.report import SCHEMAS
 from tests.conftest import FakeAgent, contract_block
+from tests.helpers import JUDGE_REST
 
 ROLE_A = "(Role A) in a structured debate"
 ROLE_B = "(Role B) in a structured debate"
@@ -30,7 +31,7 @@ def test_stats_across_runs_and_per_run(fake_agent: FakeAgent) -> None:
             {"match": [ROLE_A], "replies": ["A." + contract_block(new=[("Point", "e")])]},
             {"match": [ROLE_B], "replies": ["B." + contract_block(
                 stances=[("I1", "agree", "A's benchmark holds")])]},
-            {"match": [JUDGE], "replies": ["## TL;DR\n- I1 agreed."]},
+            {"match": [JUDGE], "replies": ["## TL;DR\n- I1 agreed." + JUDGE_REST]},
         ]
     )  # fmt: skip
     for n in range(2):

@@ -38,13 +38,14 @@ from tests.e2e.test_debate_tmux import (
     turn_rule,
     wait_for_calls,
 )
+from tests.helpers import JUDGE_REST
 
 Mount = Callable[..., Path]
 # The fake agent as a ``command`` agent: no config.toml needed in the data dir under test.
 AGENT = shlex.join([sys.executable, str(FAKE_AGENT), "--format", "text"])
 RUN = ["--agent", "command", "--agent-command", AGENT, "--runner", "subprocess"]
 FAST = ["--timeout", "30", "--judge-timeout", "30", "--opening", "sequential"]
-JUDGE = judge_rule("## TL;DR\n- STORAGE-JUDGE")
+JUDGE = judge_rule("## TL;DR\n- STORAGE-JUDGE" + JUDGE_REST)
 KEEP_OPEN = say("keeps arguing", stances=[("I1", "contest", "still disagree")])
 
 
@@ -354,6 +355,7 @@ def v1_run(home: Path) -> RunDir:
     for key in ("opening", "agent_setup", "tools"):
         del doc["config"][key]
     del doc["judge_first"]
+    del doc["stance_table"]
     a1 = {
         "round_no": 1, "side": "A", "role_name": "Advocate", "status": "ok",
         "reply": "A1 old", "prose": "A1 old", "contract_error": None,
@@ -387,8 +389,9 @@ def test_an_old_half_finished_run_is_migrated_and_goes_on_as_it_began(
     res = run_cli(capsys, "resume", run_dir.run_id, "--json")
     assert res.code == 0, res.err
     after = json.loads(run_dir.state_path.read_text(encoding="utf-8"))
-    assert after["schema_version"] == SCHEMA_VERSION == 2
+    assert after["schema_version"] == SCHEMA_VERSION == 4
     assert after["config"]["opening"] == "sequential"
+    assert after["stance_table"] == "v1"  # the old run replays its ledger by the old rule
     calls = fake_agent.calls()
     # Round 1 went on sequentially: B answered the A1 it could see, and A1 was not re-asked.
     assert len(turn_calls(calls, "B", 1, n)) == 1 and turn_calls(calls, "B", 1, n)[0]["rule"] == 1

@@ -23,7 +23,8 @@ line to ``<script>.calls.jsonl``.
 ACTION is a string (shorthand for ``{"text": ...}``) or an object with:
 ``text``, ``exit`` (default 0), ``stderr``, ``stdout_extra`` (printed on stdout before
 the reply), ``raw`` (printed instead of the formatted reply, e.g. broken JSON),
-``sleep`` (seconds before answering), ``hang`` (never answer), ``hang_with_child``
+``sleep`` (seconds before answering), ``wait_file`` (answer only once that file exists,
+a gate the test opens; at most 60 s), ``hang`` (never answer), ``hang_with_child``
 (with ``hang``: first spawn a grandchild ``sleep 1000``; its pid goes to the file named
 by ``$COLLAB_FAKE_CHILD_PIDFILE``), ``empty`` (no output / empty ``result``),
 ``cost_usd``, ``input_tokens``, ``output_tokens``, ``cache_read_input_tokens``,
@@ -249,6 +250,10 @@ def main(argv: list[str]) -> int:
 
     if action.get("sleep"):
         time.sleep(float(action["sleep"]))
+    if action.get("wait_file"):
+        deadline = time.monotonic() + 60
+        while not os.path.exists(str(action["wait_file"])) and time.monotonic() < deadline:
+            time.sleep(0.01)
     if action.get("stderr"):
         _write(sys.stderr, str(action["stderr"]))
     if action.get("stdout_extra"):

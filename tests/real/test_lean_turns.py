@@ -22,7 +22,7 @@ from libtmux import Server
 
 from tests.conftest import contract_block
 from tests.fakes import FakeAnthropic, Reply
-from tests.helpers import wait_until
+from tests.helpers import JUDGE_REST, wait_until
 from tests.real.conftest import use_fake_claude
 
 pytestmark = [pytest.mark.real_agent, pytest.mark.tmux]
@@ -75,7 +75,7 @@ def api(
 
 
 def script(fake: FakeAnthropic, **reply: Any) -> None:
-    fake.add_rule(JUDGE, Reply(text="## TL;DR\n- Sessions."))
+    fake.add_rule(JUDGE, Reply(text="## TL;DR\n- Sessions." + JUDGE_REST))
     fake.add_rule(ROLE_A, Reply(text="A argues." + contract_block(new=[("A1", "e")]), **reply))
     fake.add_rule(ROLE_B, Reply(text="B argues." + contract_block(new=[("B1", "e")]), **reply))
     fake.default(Reply(status=400, error_message="unexpected prompt"))
@@ -139,7 +139,7 @@ def test_pane_shows_the_reply_while_it_is_written(
 ) -> None:
     fake, planted = api
     words = " ".join(f"w{n:02d}" for n in range(40))
-    fake.add_rule(JUDGE, Reply(text="## TL;DR\n- done."))
+    fake.add_rule(JUDGE, Reply(text="## TL;DR\n- done." + JUDGE_REST))
     fake.add_rule(ROLE_A, Reply(text=words + contract_block(new=[("A1", "e")]), word_delay=0.1))
     b_words = " ".join(f"b{n:02d}" for n in range(30))
     fake.add_rule(ROLE_B, Reply(text=b_words + contract_block(), word_delay=0.1))

@@ -15,6 +15,7 @@ from libtmux import Server
 from tests.conftest import contract_block
 from tests.e2e.mcp_client import doc_of, mcp_session, poll
 from tests.fakes import FakeAnthropic, Reply
+from tests.helpers import JUDGE_REST
 from tests.real.conftest import use_fake_claude
 
 pytestmark = [pytest.mark.real_agent]
@@ -29,7 +30,7 @@ A1 = "Stolen JWTs stay valid until they expire." + contract_block(
 B1 = "A session lookup costs a hop per request." + contract_block(
     stances=[("I1", "agree", "a denylist is state anyway")]
 )
-VERDICT = "## TL;DR\n- Sessions: revocation without the latency cost."
+VERDICT = "## TL;DR\n- Sessions: revocation without the latency cost." + JUDGE_REST
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ import json
 import os
 import subprocess
 import sys
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -25,6 +26,7 @@ from libtmux import Server
 from collab.agents import CLAUDE_MAX_RETRIES
 from tests.conftest import contract_block
 from tests.fakes import FakeAnthropic, Reply
+from tests.helpers import JUDGE_REST, CmdlinePoller
 from tests.real.conftest import use_fake_claude
 
 pytestmark = [pytest.mark.real_agent, pytest.mark.tmux]
@@ -49,7 +51,9 @@ A2 = "A denylist is a session store by another name." + contract_block(
 B2 = "Then keep sessions, cache them at the edge." + contract_block(
     stances=[("I1", "agree", "the denylist argument holds")]
 )
-VERDICT = "## TL;DR\n- Sessions, cached at the edge: revocation without the latency cost."
+VERDICT = (
+    "## TL;DR\n- Sessions, cached at the edge: revocation without the latency cost." + JUDGE_REST
+)
 
 # (round, side) -> the scripted reply's usage
 TOKENS = {
@@ -231,9 +235,14 @@ def test_api_error_for_role_a_is_recorded_and_debate_finishes(
 
 
 def test_401_stops_the_run_after_that_turn_with_exit_3(api: FakeAnthropic) -> None:
-    """A lost login mends no retry and no later turn: stop, save, say how to go on."""
+    """A lost login mends no retry and no later turn: stop, save, say how to go on. (A
+    login lost on the run's very first call leaves nothing: test_login_first.py.)"""
     api.add_rule(JUDGE, Reply(text=VERDICT))
-    role_a = api.add_rule(ROLE_A, Reply(status=401, error_message="fake-401-marker"))
+    role_a = api.add_rule(
+        ROLE_A,
+        [Reply(text="A speaks." + contract_block(new=[("A1", "e")])),
+         Reply(status=401, error_message="fake-401-marker")],
+    )  # fmt: skip
     role_b = api.add_rule(ROLE_B, Reply(text="B speaks." + contract_block(new=[("B1", "e")])))
 
     res = debate("--opening", "sequential")
@@ -243,11 +252,13 @@ def test_401_stops_the_run_after_that_turn_with_exit_3(api: FakeAnthropic) -> No
     message = doc["error"]["message"]
     assert "claude login failed" in message and "401 fake-401-marker" in message
     assert "collab resume " in message
-    assert role_a.count == 1 + CLAUDE_MAX_RETRIES  # the CLI's bounded retries, none of ours
-    assert role_b.count == 0  # no further turn was burnt
+    assert role_a.count == 2 + CLAUDE_MAX_RETRIES  # the CLI's bounded retries, none of ours
+    assert role_b.count == 1  # no further turn was burnt
     (run_dir,) = (Path(os.environ["COLLAB_HOME"]) / "runs").iterdir()
     state = json.loads((run_dir / "state.json").read_text(encoding="utf-8"))
-    assert state["status"] == "failed" and state["turns"] == []  # the turn re-runs on resume
+    assert state["status"] == "failed"
+    assert [(t["round_no"], t["side"]) for t in state["turns"]] == [(1, "A"), (1, "B")]
+    # the failed turn (2, A) re-runs on resume
 
 
 def test_blind_debate_with_real_claude_and_an_anonymised_judge(
@@ -263,7 +274,8 @@ def test_blind_debate_with_real_claude_and_an_anonymised_judge(
     # The Judge answers in the labels it was given; collab maps them back.
     verdict = (
         "## TL;DR\n- Position 1 and Position 2 stay apart on I1 and I2.\n\n"
-        "## Crux\nIs revocation worth a lookup per request?"
+        "## Crux\nIs revocation worth a lookup per request?\n\n"
+        "## Open disagreements\n- I1, I2.\n\n## Minority report\n- Position 2's best case."
     )
     api.add_rule(JUDGE, Reply(text=verdict))
     api.add_rule([ROLE_A, TOPIC], [Reply(text=a1), Reply(text=later)])
@@ -292,3 +304,28 @@ def test_blind_debate_with_real_claude_and_an_anonymised_judge(
     assert saved.startswith(f"## TL;DR\n- {one} and {two} stay apart on I1 and I2.")
     assert "Position 1" not in saved and state["judge"]["raw"].startswith(verdict[:40])
     assert doc["judge"]["markdown"] == saved
+
+
+@pytest.mark.parametrize("runner", ["tmux", "subprocess"])
+def test_no_env_value_on_a_command_line_with_real_claude(
+    api: FakeAnthropic, monkeypatch: pytest.MonkeyPatch, runner: str
+) -> None:
+    """ps and /proc/PID/cmdline are readable by every local user: a poller reading every
+    command line all through a real-claude debate never finds the API key or a probe."""
+    probe = f"probe-{uuid.uuid4().hex}"
+    key = f"sk-fake-{uuid.uuid4().hex}"
+    monkeypatch.setenv("COLLAB_PROBE_KEY", probe)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+    api.add_rule(JUDGE, Reply(text=VERDICT))
+    api.add_rule(ROLE_A, Reply(text=A1))
+    api.add_rule(ROLE_B, Reply(text=B1))
+    with CmdlinePoller(probe, "claude") as poll, CmdlinePoller(key, "claude") as key_poll:
+        res = subprocess.run(
+            [sys.executable, "-m", "collab", "debate", TOPIC, "--preset", PRESET, "--rounds", "2",
+             "--runner", runner, "--timeout", "90", "--judge-timeout", "90", "--json"],
+            capture_output=True, text=True, env=dict(os.environ), timeout=600,
+            stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    assert poll.hits == [] and key_poll.hits == []
+    assert len(poll.agents_with_value) >= 2, (poll.scans, poll.agents_with_value)

@@ -29,6 +29,7 @@ from collab.runners.inprocess import (
 )
 from collab.state import RunState
 from collab.store import RunDir, new_run_id
+from tests.helpers import JUDGE_REST
 
 Answer = Reply | str
 SHM = Path("/dev/shm")
@@ -61,7 +62,8 @@ def said(
 
 QUIET = said()
 NO_BLOCK = "Just prose, no contract block at all."
-JUDGE = "## TL;DR\nThe Judge's summary."
+JUDGE = "## TL;DR\nThe Judge's summary." + JUDGE_REST
+REFUSAL = "I'm sorry, but I can't provide a judgement on this debate."
 
 
 def fresh_point(job: TurnJob) -> str:
@@ -120,6 +122,9 @@ def debate(
     **options: Any,
 ) -> Run:
     """Drive one run (or resume ``state``) to its end with scripted replies."""
+    if not callable(replies) and not callable(default) and "judge" not in replies:
+        # A constant answer is a debater's: the Judge still writes its sections.
+        replies = {**replies, "judge": [JUDGE]}
     handler = replies if callable(replies) else script(replies, default)
     runner = InProcessRunner(handler)
     if state is None:
@@ -369,6 +374,7 @@ class JudgeCase(NamedTuple):
     attempts: list[Answer]
     fallback: bool
     steps: list[str]
+    fixes: list[Answer] | None = None  # the retry that names the missing sections
 
 
 JUDGES = [
@@ -377,12 +383,18 @@ JUDGES = [
               ["judge-1", "judge-2"]),
     JudgeCase("fails-twice", [Reply(exit_code=1, stderr="x")] * 2, True, ["judge-1", "judge-2"]),
     JudgeCase("times-out-twice", [Reply(hang=True)] * 2, True, ["judge-1", "judge-2"]),
+    JudgeCase("no-sections-then-mended", ["## TL;DR\nonly this"], False,
+              ["judge-1", "judge-fix-1"], [JUDGE]),
+    JudgeCase("refuses-twice", [REFUSAL], True, ["judge-1", "judge-fix-1"], [REFUSAL]),
 ]  # fmt: skip
 
 
 @pytest.mark.parametrize("case", JUDGES, ids=[j.test_id for j in JUDGES])
 def test_the_judge(case: JudgeCase) -> None:
-    run = debate({"judge": case.attempts, "r1-A": [said(["tabs"])]}, QUIET, rounds=2)
+    script: dict[str, list[Answer]] = {"judge": case.attempts, "r1-A": [said(["tabs"])]}
+    if case.fixes is not None:
+        script["judge-fix"] = case.fixes
+    run = debate(script, QUIET, rounds=2)
     judge = run.state.judge
     assert judge is not None and judge.fallback == case.fallback
     assert [s for s in run.steps() if s.startswith("judge")] == case.steps

@@ -1,0 +1,73 @@
+"""When is an agent certainly not logged in (a run may refuse to start), and when can
+we not tell? A key or base URL in settings.json's ``env`` is a login, never "none"."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from collab.agents.catalogue import certainly_logged_out, stored_login
+
+
+def env_for(home: Path, **extra: str) -> dict[str, str]:
+    return {"HOME": str(home), **extra}
+
+
+def write(path: Path, doc: object) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc), encoding="utf-8")
+
+
+def test_nothing_anywhere_is_certainly_no_login(tmp_path: Path) -> None:
+    assert stored_login("claude", env_for(tmp_path)) is None
+    assert certainly_logged_out("claude", env_for(tmp_path), platform="linux")
+
+
+@pytest.mark.parametrize(
+    "var", ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN",
+            "ANTHROPIC_BASE_URL"],
+)  # fmt: skip
+def test_a_key_or_gateway_in_settings_env_counts(tmp_path: Path, var: str) -> None:
+    write(tmp_path / ".claude" / "settings.json", {"env": {var: "x"}})
+    where = stored_login("claude", env_for(tmp_path))
+    assert where is not None and var in where and "settings.json" in where
+    assert not certainly_logged_out("claude", env_for(tmp_path), platform="linux")
+
+
+def test_settings_env_under_claude_config_dir(tmp_path: Path) -> None:
+    write(tmp_path / "cfg" / "settings.json", {"env": {"ANTHROPIC_API_KEY": "k"}})
+    env = env_for(tmp_path, CLAUDE_CONFIG_DIR=str(tmp_path / "cfg"))
+    assert not certainly_logged_out("claude", env, platform="linux")
+
+
+@pytest.mark.parametrize(
+    "doc", [{"env": {"ANTHROPIC_API_KEY": ""}}, {"env": "ANTHROPIC_API_KEY"}, {"env": None},
+            ["env"], {"other": {"ANTHROPIC_API_KEY": "k"}}],
+)  # fmt: skip
+def test_settings_that_hold_no_key(tmp_path: Path, doc: object) -> None:
+    write(tmp_path / ".claude" / "settings.json", doc)
+    assert certainly_logged_out("claude", env_for(tmp_path), platform="linux")
+
+
+def test_a_gateway_in_the_environment_is_cannot_tell(tmp_path: Path) -> None:
+    env = env_for(tmp_path, ANTHROPIC_BASE_URL="http://127.0.0.1:9")
+    assert not certainly_logged_out("claude", env, platform="linux")
+
+
+def test_a_keychain_is_cannot_tell(tmp_path: Path) -> None:
+    assert not certainly_logged_out("claude", env_for(tmp_path), platform="darwin")
+
+
+@pytest.mark.parametrize("agent", ["codex", "gemini", "command", "llm"])
+def test_other_agents_are_never_refused_up_front(tmp_path: Path, agent: str) -> None:
+    assert not certainly_logged_out(agent, env_for(tmp_path), platform="linux")
+
+
+def test_stored_credentials_and_helpers(tmp_path: Path) -> None:
+    write(tmp_path / ".claude" / ".credentials.json", {})
+    assert not certainly_logged_out("claude", env_for(tmp_path), platform="linux")
+    (tmp_path / ".claude" / ".credentials.json").unlink()
+    write(tmp_path / ".claude.json", {"apiKeyHelper": "/bin/key"})
+    assert not certainly_logged_out("claude", env_for(tmp_path), platform="linux")

@@ -1,0 +1,240 @@
+"""Mutants of the pure core that survived tests/unit (mutmut, CONTRIBUTING.md "Mutation
+testing"); each test names the behaviour it pins."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from collab.agents.decoding import Usage
+from collab.contract import Contract, NewPoint, StanceUpdate
+from collab.convergence import Decision, check, circular_ids, same_text
+from collab.judging import finish, merged_meta, missing_sections, skipped_open_ids
+from collab.labels import Labels, first_side
+from collab.ledger import Issue, Ledger, replay
+from collab.text import md_cell, truncate
+from collab.turns import AgentMeta
+
+LEDGER = replay(
+    [
+        ("A", 1, Contract(new_points=(NewPoint("Revocation", "e"), NewPoint("Latency", "e")))),
+        ("B", 1, Contract(new_points=tuple(NewPoint(f"T{n}", "e") for n in range(3, 11)))),
+        ("A", 2, Contract(stances=(StanceUpdate("I2", "drop", "moot"),))),
+    ]
+)  # I1..I10 open but I2
+
+
+# -- judging.finish: the open issues a summary skipped --------------------------------------
+
+
+def test_skipped_open_ids_are_whole_ids_and_open_ones_only() -> None:
+    text = "## TL;DR\n- I1 and I10 stay; I30 and XI4 are other things; I5x."
+    assert skipped_open_ids(text, LEDGER) == ["I3", "I4", "I6", "I7", "I8", "I9"]
+    assert skipped_open_ids("", Ledger()) == []
+
+
+def test_finish_appends_one_line_naming_each_skipped_issue() -> None:
+    labels = Labels("A", "Advocate", "Critic")
+    text = "  ## TL;DR\n- Position 1 wins on I1; I4 I5 I6 I7 I8 I9 I10 stay.\n\n"
+    out = finish(text, labels, LEDGER, "en")
+    assert out == (
+        "  ## TL;DR\n- Advocate wins on I1; I4 I5 I6 I7 I8 I9 I10 stay.\n\n"
+        "> Open, but not covered by the Judge's summary: I3 (T3)."
+    )
+    ja = finish("## TL;DR\n- 全部 I1 I3 I4 I5 I6 I7 I8 I9", labels, LEDGER, "ja")
+    assert ja.endswith("\n\n> 審判のまとめが触れなかった未解決の論点: I10 (T10)。")
+    assert finish("all: I1 I3 I4 I5 I6 I7 I8 I9 I10\n", labels, LEDGER, "en") == (
+        "all: I1 I3 I4 I5 I6 I7 I8 I9 I10"
+    )
+
+
+def test_a_heading_word_followed_by_other_letters_is_not_the_section() -> None:
+    closed = Ledger()
+    found = missing_sections("## TL;DR\n## Crux\n## Minority reports（要約）\n", closed)
+    assert [s.key for s in found] == ["minority"]
+
+
+def test_merged_meta_rounds_as_a_single_call_does() -> None:
+    a = AgentMeta("claude", None, 0, 0.1234, 1, Usage(1, 1), 0.1234567)
+    b = AgentMeta("claude", None, 0, 0.0001, 1, None, None)
+    m = merged_meta(a, b)
+    assert (m.duration, m.cost_usd) == (0.123, 0.123457)
+
+
+# -- labels ---------------------------------------------------------------------------------
+
+
+def test_the_drawn_order_of_a_run_never_changes() -> None:
+    """A run's Position 1 is drawn from its id; an audit redraws it, so it is pinned."""
+    drawn = {rid: first_side(rid) for rid in ("20261201-101500-3fa9c1", "r", "ü", "")}
+    assert drawn == {"20261201-101500-3fa9c1": "B", "r": "B", "ü": "A", "": "B"}
+
+
+def test_side_of_with_a_first() -> None:
+    a_first = Labels("A", "x", "y")
+    assert (a_first.side_of("Position 1"), a_first.side_of("Position 2")) == ("A", "B")
+    b_first = Labels("B", "x", "y")
+    assert (b_first.side_of("Position 1"), b_first.side_of("Position 2")) == ("B", "A")
+
+
+# -- convergence ------------------------------------------------------------------------------
+
+
+def test_same_text_joins_words_with_one_space() -> None:
+    assert not same_text("a b", "c d", 0.5)  # "XX XX" joins would make these alike
+
+
+def test_same_text_at_the_threshold_counts() -> None:
+    assert same_text("abcd", "abce", 0.75)  # ratio exactly 0.75
+
+
+def test_same_text_does_not_junk_frequent_characters() -> None:
+    """Over 200 characters difflib's autojunk would call a lightly edited text new."""
+    words = [
+        "the",
+        "cache",
+        "adds",
+        "an",
+        "invalidation",
+        "bug",
+        "class",
+        "and",
+        "p99",
+        "gain",
+        "is",
+        "not",
+        "measured",
+    ]
+    rng = random.Random(1)
+    a = [rng.choice(words) for _ in range(60)]
+    b = [("zz" + w if i % 5 == 0 else w) for i, w in enumerate(a)]
+    assert same_text(" ".join(a), " ".join(b), 0.85)
+
+
+def _iss(n: int, ev: str, opened: int = 1) -> Issue:
+    return Issue(f"I{n}", f"T{n}", "A", "open", ev, ev, opened, opened)
+
+
+def test_circular_ids_defaults_and_window() -> None:
+    one = Ledger((_iss(1, "same words here"),))
+    reworded = Ledger((_iss(1, "same words here!"),))
+    assert circular_ids([one, reworded, one]) == ("I1",)  # the default similarity
+    with pytest.raises(ValueError, match="window must be at least 2 rounds"):
+        circular_ids([one], window=1)
+
+
+def test_three_circular_issues_are_named_in_a_list() -> None:
+    stuck = Ledger(tuple(_iss(n, f"argument {n}") for n in (1, 2, 3)))
+    grown = [stuck, Ledger((*stuck.issues, _iss(4, "x", 2))),
+             Ledger((*stuck.issues, _iss(4, "x", 2), _iss(5, "y", 3)))]  # fmt: skip
+    decision = check(grown, 3, angle_injected=True)
+    assert decision.detail == "I1, I2 and I3 went round in circles for 3 rounds after a new angle"
+
+
+def test_a_round_with_new_points_is_not_quiet() -> None:
+    one = Ledger((_iss(1, "a"),))
+    three = Ledger((_iss(1, "a"), _iss(2, "b", 3)))
+    assert check([one, one, three], 5, angle_injected=False, similarity=1.0).stop is None
+
+
+def test_no_round_held_is_not_an_empty_ledger_story() -> None:
+    spent = check([], 3, angle_injected=False, budget_spent=True, parsed=[])
+    assert spent == Decision("timeout", detail="time budget spent after round 0")
+
+
+# -- text ---------------------------------------------------------------------------------------
+
+
+def test_truncate_to_one_character_is_the_ellipsis() -> None:
+    assert truncate("abc", 1) == "…" and truncate("a", 1) == "a" and truncate("abc", 0) == ""
+    assert md_cell("ab|cdef", 4) == "ab\\|…"
+
+
+# -- prompt views -----------------------------------------------------------------------------
+
+
+def test_older_replies_are_an_excerpt_of_a_fifth_at_least_200() -> None:
+    from collab.config import DebateConfig, Role
+    from collab.prompt_views import older_reply_cap
+
+    def cfg(n: int) -> DebateConfig:
+        return DebateConfig("T", Role("A", "a", "a"), Role("B", "b", "b"), max_chars=n)
+
+    assert [older_reply_cap(cfg(n)) for n in (500, 1000, 1500)] == [200, 200, 300]
+
+
+def test_issue_rows_live_and_stale() -> None:
+    from collab.prompt_views import ELIDED, issue_row, live_ledger_rows
+
+    long = Issue("I" + "9" * 20, "t" * 130, "A", "open", "a" * 100, "b" * 100, 1, 1)
+
+    def cut(text: str, n: int) -> str:
+        return f"{text[:n]}…[truncated {len(text) - n} chars]"
+
+    live = issue_row(long, 80)
+    assert (live.id, live.title) == (cut(long.id, 16), cut(long.title, 120))
+    assert (live.evidence_a, live.evidence_b) == (cut("a" * 100, 80), cut("b" * 100, 80))
+    stale = issue_row(long, 0)
+    assert stale.title == cut(long.title, 80)
+    assert (stale.evidence_a, stale.evidence_b) == (ELIDED, ELIDED)
+    ledger = Ledger(
+        (
+            Issue("I1", "t", "A", "open", "ea", "eb", 1, 3),  # argued in the last round
+            Issue("I2", "t", "A", "open", "ea", "eb", 1, 2),  # two rounds back: stale
+            Issue("I3", "t", "A", "resolved", "ea", "eb", 1, 4),  # closed: stale
+        )
+    )
+    rows = live_ledger_rows(ledger, 4)
+    assert [r.evidence_a for r in rows] == ["ea", ELIDED, ELIDED]
+
+
+def test_turn_rows() -> None:
+    from collab.prompt_views import TurnView, turn_rows
+
+    (row,) = turn_rows([TurnView(2, "B", "Critic  of\nthings", "   ", "s" * 25)], 50)
+    assert (row.round_no, row.side, row.name, row.prose) == (2, "B", "Critic of things", "(empty)")
+    assert row.status == "s" * 20 + "…[truncated 5 chars]"
+
+
+# -- secret scan --------------------------------------------------------------------------------
+
+
+def test_a_dotenv_named_with_a_trailing_slash_is_still_refused() -> None:
+    from collab.secret_scan import sensitive_name
+
+    assert sensitive_name("/srv/app/.env/") == "a dotenv file"
+    assert sensitive_name("/srv/app/.env.sample/") is None
+
+
+def test_summarize_shows_three_then_counts_the_rest() -> None:
+    from collab.secret_scan import Finding, summarize
+
+    def findings(n: int) -> list[Finding]:
+        return [
+            Finding(f"context file f{i}", "looks like a secret: Secret Keyword") for i in range(n)
+        ]
+
+    three, four = summarize(findings(3)), summarize(findings(4))
+    assert "f2 (Secret Keyword)" in three and "more" not in three
+    assert "f2 (Secret Keyword); and 1 more" in four and "f3" not in four
+
+
+def test_the_contract_example_names_an_open_issue_first() -> None:
+    from collab.prompt_views import contract_view
+
+    closed_first = Ledger(
+        (
+            Issue("I1", "t", "A", "resolved", "", "", 1, 1),
+            Issue("I2", "t", "A", "open", "", "", 1, 1),
+        )
+    )
+    assert contract_view(closed_first).example_id == "I2"
+    assert contract_view(Ledger(closed_first.issues[:1])).example_id == "I1"
+    empty = contract_view(Ledger())
+    assert (empty.example_id, empty.ids) == ("I1", ())
+    caps = (empty.max_new_points, empty.max_title_chars, empty.max_evidence_chars,
+            empty.max_abstain_chars)  # fmt: skip
+    assert caps == (5, 120, 600, 300)
+    long_id = Ledger((Issue("I" + "1" * 20, "t", "A", "open", "", "", 1, 1),))
+    assert contract_view(long_id).ids == ("I" + "1" * 15 + "…[truncated 5 chars]",)

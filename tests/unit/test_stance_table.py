@@ -1,0 +1,165 @@
+"""The stance table, in one place: raiser or not × agree/contest/drop × with or without
+a reason, for the table runs use today (v2) and the one older runs keep (v1)."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import pytest
+
+from collab.contract import Contract, NewPoint, StanceKind, StanceUpdate
+from collab.contract_parse import parse
+from collab.ledger import (
+    CURRENT_TABLE,
+    STANCE_TABLES,
+    Issue,
+    Ledger,
+    Resolution,
+    Side,
+    Status,
+    TableName,
+    apply,
+    effect,
+    replay,
+)
+
+OPENED = replay([("A", 1, Contract(new_points=(NewPoint("T1", "a1"),)))])
+
+
+class Cell(NamedTuple):
+    table: TableName
+    raiser: bool
+    stance: StanceKind
+    reason: str
+    status: Status
+    resolution: Resolution | None
+    dropped_by: str
+    changed: bool
+
+
+CELLS = [
+    # v2: what the contract text tells the debaters.
+    Cell("v2", True, "agree", "b convinced me", "dropped", "conceded", "A", True),
+    Cell("v2", True, "agree", "", "open", None, "", False),
+    Cell("v2", True, "contest", "still true", "open", None, "", True),
+    Cell("v2", True, "contest", "", "open", None, "", False),
+    Cell("v2", True, "drop", "moot now", "dropped", "drop", "A", True),
+    Cell("v2", True, "drop", "", "open", None, "", False),
+    Cell("v2", False, "agree", "fair point", "resolved", "agree", "", True),
+    Cell("v2", False, "agree", "", "open", None, "", False),
+    Cell("v2", False, "contest", "wrong", "open", None, "", True),
+    Cell("v2", False, "contest", "", "open", None, "", False),
+    Cell("v2", False, "drop", "not worth it", "open", None, "B", True),
+    Cell("v2", False, "drop", "", "open", None, "", False),
+    # v1: what runs saved before v2 keep (a raiser's agree changed nothing).
+    Cell("v1", True, "agree", "b convinced me", "open", None, "", True),
+    Cell("v1", True, "agree", "", "open", None, "", False),
+    Cell("v1", True, "contest", "still true", "open", None, "", True),
+    Cell("v1", True, "contest", "", "open", None, "", False),
+    Cell("v1", True, "drop", "moot now", "dropped", "drop", "A", True),
+    Cell("v1", True, "drop", "", "dropped", "drop", "A", True),
+    Cell("v1", False, "agree", "fair point", "resolved", "agree", "", True),
+    Cell("v1", False, "agree", "", "resolved", "agree", "", True),
+    Cell("v1", False, "contest", "wrong", "open", None, "", True),
+    Cell("v1", False, "contest", "", "open", None, "", False),
+    Cell("v1", False, "drop", "not worth it", "open", None, "B", True),
+    Cell("v1", False, "drop", "", "open", None, "B", True),
+]
+
+
+def _id(c: Cell) -> str:
+    who = "raiser" if c.raiser else "other"
+    return f"{c.table}-{who}-{c.stance}-{'reason' if c.reason else 'no-reason'}"
+
+
+@pytest.mark.parametrize("cell", CELLS, ids=[_id(c) for c in CELLS])
+def test_stance_table(cell: Cell) -> None:
+    side: Side = "A" if cell.raiser else "B"
+    stance = Contract(stances=(StanceUpdate("I1", cell.stance, cell.reason),))
+    (issue,) = apply(OPENED, side, 2, stance, cell.table).issues
+    assert (issue.status, issue.resolution, "".join(sorted(issue.dropped_by))) == (
+        cell.status, cell.resolution, cell.dropped_by,
+    )  # fmt: skip
+    closed = issue.status != "open"
+    assert issue.reason == (cell.reason if closed else "")  # why it closed, when it did
+    assert issue.evidence(side) == (cell.reason or (OPENED.issues[0].evidence(side)))
+    assert (issue.round_updated == 2) is cell.changed
+    assert (issue != OPENED.issues[0]) is cell.changed
+
+
+def test_the_table_is_whole() -> None:
+    """Every table has a decision for every cell: nothing is left to a default."""
+    cells = {(r, k, w) for r in (True, False) for k in ("agree", "contest", "drop") for w in (1, 0)}
+    for name, table in STANCE_TABLES.items():
+        assert set(table) == cells, name
+    assert CURRENT_TABLE == "v2"
+    assert {(c.table, c.raiser, c.stance, bool(c.reason)) for c in CELLS} == {
+        (t, *cell) for t in STANCE_TABLES for cell in cells
+    }
+    assert effect("v2", True, "agree", True) == "concede"
+
+
+def test_both_sides_stepping_away_drops_it() -> None:
+    b_away = apply(OPENED, "B", 2, Contract(stances=(StanceUpdate("I1", "drop", "x"),)))
+    assert b_away.issues[0].status == "open"
+    (issue,) = apply(b_away, "A", 3, Contract(stances=(StanceUpdate("I1", "drop", "y"),))).issues
+    assert (issue.status, issue.resolution, issue.dropped_by) == (
+        "dropped",
+        "drop",
+        frozenset("AB"),
+    )
+    # a contest withdraws only the contester's own step away
+    contest = Contract(stances=(StanceUpdate("I1", "contest", "z"),))
+    (back,) = apply(b_away, "B", 3, contest).issues
+    assert (back.status, back.dropped_by) == ("open", frozenset())
+
+
+def test_a_concession_is_reopened_by_a_contest() -> None:
+    conceded = apply(OPENED, "A", 2, Contract(stances=(StanceUpdate("I1", "agree", "ok"),)))
+    (again,) = apply(
+        conceded, "B", 3, Contract(stances=(StanceUpdate("I1", "contest", "z"),))
+    ).issues
+    assert (again.status, again.resolution, again.reason, again.dropped_by) == (
+        "open", None, "", frozenset("A")
+    )  # fmt: skip
+
+
+def test_a_reasonless_agree_on_ones_own_issue_is_warned_and_changes_nothing() -> None:
+    reply = 'Fine.\n```json\n{"stances": [{"id": "I1", "stance": "agree"}]}\n```'
+    parsed = parse(reply, {"I1"})
+    assert parsed.contract is None
+    assert any("agree I1 without a reason" in w for w in parsed.warnings)
+    assert replay([("A", 1, Contract(new_points=(NewPoint("T1", "a1"),)))]) == OPENED
+
+
+def test_the_issue_report_round_3_concession() -> None:
+    """A on its own I2: "B showed the XSS exposure is from localStorage…" → conceded."""
+    reply = (
+        "B is right on this one.\n```json\n"
+        '{"new_points": [], "stances": [{"id": "I2", "stance": "agree", "evidence": '
+        '"B showed the XSS exposure is from localStorage, not the format"}], "abstain": null}\n```'
+    )
+    steps: list[tuple[Side, int, Contract | None]] = [
+        ("A", 1, Contract(new_points=(NewPoint("JWT", "a"), NewPoint("XSS", "b")))),
+        ("B", 1, Contract(stances=(StanceUpdate("I2", "contest", "localStorage"),))),
+        ("A", 3, parse(reply, {"I1", "I2"}).contract),
+    ]
+    i2 = replay(steps).issues[1]
+    assert (i2.status, i2.resolution, i2.dropped_by) == ("dropped", "conceded", frozenset("A"))
+    assert i2.reason.startswith("B showed")
+    assert replay(steps, "v1").issues[1].status == "open"  # the old rule, kept for old runs
+
+
+@pytest.mark.parametrize(("table", "kept"), [("v2", True), ("v1", False)])
+def test_abstain_beside_stances(table: TableName, kept: bool) -> None:
+    both = Contract(stances=(StanceUpdate("I1", "agree", "ok"),), abstain="tired")
+    (issue,) = apply(OPENED, "B", 2, both, table).issues
+    assert (issue.status == "resolved") is kept
+    alone = Contract(abstain="tired")
+    assert apply(OPENED, "B", 2, alone, table) == OPENED
+
+
+def test_issue_defaults() -> None:
+    i = Issue("I1", "t", "A", "open", "", "", 1, 1)
+    assert (i.resolution, i.reason, i.dropped_by) == (None, "", frozenset())
+    assert Ledger().issues == ()
