@@ -63,7 +63,8 @@ def script_agent(fake_agent: FakeAgent) -> None:
           "replies": ["A." + contract_block(new=[("stale reads", "ttl 5 min")])]},
          {"match": ["(Role B) in a structured debate"],
           "replies": ["B." + contract_block(stances=[("I1", "contest", "we can purge")])]}],
-        "## TL;DR\n- cache it\n\n## Crux\nCan the catalogue tolerate 5 minutes of staleness?\n",
+        "## TL;DR\n- cache it\n\n## Crux\nCan the catalogue tolerate 5 minutes of staleness?\n"
+        "\n## Open disagreements\n- I1 stays open.\n\n## Minority report\n- B would purge.\n",
     )  # fmt: skip
 
 

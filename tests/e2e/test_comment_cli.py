@@ -35,7 +35,8 @@ def run_id(fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]) -> str:
           "replies": ["A @everyone." + contract_block(new=[("cache", "hit rate")])]},
          {"match": ["(Role B) in a structured debate"],
           "replies": ["B." + contract_block(stances=[("I1", "contest", "cold start")])]}],
-        "## TL;DR\n- ping @octocat\n\n## Crux\nIs a cold start acceptable?\n",
+        "## TL;DR\n- ping @octocat\n\n## Crux\nIs a cold start acceptable?\n"
+        "\n## Open disagreements\n- I1 stays open.\n\n## Minority report\n- B would purge.\n",
     )  # fmt: skip
     code, out, _ = run(["debate", "Cache or not?", "--agent", "fake", "--runner", "subprocess",
                         "--rounds", "2", "--json"], capsys)  # fmt: skip

@@ -380,6 +380,12 @@ FULL_LEDGER: list[dict[str, object]] = [
      "round_opened": 2, "round_updated": 3, "dropped_by": [],
      "resolution": "agree", "reason": "ev-b4c overlap windows solve it"},
 ]  # fmt: skip
+# What every issue of this script also has: the default severity, never re-rated, and no
+# cite to check (the scripted evidence names no path:line).
+FULL_LEDGER = [
+    {**issue, "severity": "major", "severity_changes": [], "checks_a": [], "checks_b": []}
+    for issue in FULL_LEDGER
+]
 
 FULL_PROSE = {
     (1, "A"): "PROSE-A1 Stateless tokens let every node verify a request alone.",

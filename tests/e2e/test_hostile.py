@@ -239,8 +239,8 @@ def test_hostile_text(
     # 1. Nothing ran: no marker file, no stray file names.
     assert list(pw.iterdir()) == []
     generated = re.compile(
-        r"^(r\d+-[AB](-fix)?-\d+|judge-\d+)\."
-        r"(prompt|argv|env|sh|pid|exit|out|err|started|view|summary)$"
+        r"^(r\d+-[AB](-fix)?-\d+|judge(-fix)?-\d+)\."
+        r"(prompt|argv|env|sh|pid|exit|out|err|started|ended|view|summary)$"
     )
     for f in run.temp_dir.iterdir():
         assert generated.match(f.name), f.name
