@@ -78,7 +78,7 @@ def debate_steps(seed: int = 11) -> list[Step]:
     and a reply for each (prose + a contract that raises and answers points)."""
     from bench.prompts import _reply
     from collab.contract_parse import parse
-    from collab.judging import labels_for
+    from collab.judge.answer import labels_for
     from collab.ledger import Ledger, apply
     from collab.prompts import Prompts, TurnView
 

@@ -29,8 +29,8 @@ from collab.errors import (
 from collab.eventlog import EventStream, JsonlFile, Sink, last_seq
 from collab.events import Fanout, Listener, Locked
 from collab.evidence_files import check_turn
-from collab.judging import labels_for
-from collab.labels import first_side
+from collab.judge.answer import labels_for
+from collab.judge.labels import first_side
 from collab.ledger import Ledger
 from collab.ledger_summary import fallback_summary
 from collab.parallel import hold_signals, run_parallel, sigterm_as_interrupt

@@ -21,7 +21,7 @@ from jinja2 import TemplateError as JinjaError
 from collab.config import DebateConfig
 from collab.contract import DEFAULT_LIMITS
 from collab.errors import CollabError
-from collab.labels import LABELS, Labels
+from collab.judge.labels import LABELS, Labels
 from collab.lang import Lang
 from collab.ledger import Ledger
 from collab.options import MAX_TOPIC_CHARS

@@ -15,7 +15,7 @@ from collab.agents import command_spec, load_agents
 from collab.agents.catalogue import reports_cost, spec_for
 from collab.config import AgentChoice, ContextFile, DebateConfig, Role
 from collab.errors import UsageError
-from collab.judge_pick import AUTO, pick_judge
+from collab.judge.pick import AUTO, pick_judge
 from collab.lang import resolve_lang
 from collab.options import (
     DEFAULT_CONTEXT_BUDGET,

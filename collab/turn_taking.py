@@ -12,13 +12,13 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from collab import judging
 from collab.caller import AgentCaller, CallResult
 from collab.config import DebateConfig
 from collab.contract import Contract
 from collab.contract_parse import parse as parse_contract
 from collab.events import Listener
-from collab.labels import Labels
+from collab.judge import answer
+from collab.judge.labels import Labels
 from collab.ledger import Ledger
 from collab.prompts import Prompts, TurnView
 from collab.seats import Side
@@ -190,24 +190,24 @@ class Turns:
             return JudgeAnswer(None, None, res.meta)
         raw = cap(res.reply.text, JUDGE_TEXT_CAP)
         # Judged by its sections, wherever they are: never by its length.
-        missing = judging.missing_sections(res.reply.text, ledger)
+        missing = answer.missing_sections(res.reply.text, ledger)
         if missing:  # a failed Judge: one retry naming what was missing
-            names = judging.section_names(missing, self.cfg.lang)
+            names = answer.section_names(missing, self.cfg.lang)
             ui.warning(f"the judge's answer has no {names} section; asking once more")
             again = self._call_judge(
-                ctx, caller, "judge-fix", prompt + judging.retry_note(missing, self.cfg.lang)
+                ctx, caller, "judge-fix", prompt + answer.retry_note(missing, self.cfg.lang)
             )
-            meta = judging.merged_meta(res.meta, again.meta)
+            meta = answer.merged_meta(res.meta, again.meta)
             if again.status == "ok":
                 raw = cap(again.reply.text, JUDGE_TEXT_CAP)
-                missing = judging.missing_sections(again.reply.text, ledger)
+                missing = answer.missing_sections(again.reply.text, ledger)
             if again.status != "ok" or missing:
-                left = judging.section_names(missing, self.cfg.lang) if missing else None
+                left = answer.section_names(missing, self.cfg.lang) if missing else None
                 why = f"still no {left} section" if left else f"failed ({again.meta.error})"
                 ui.warning(f"the judge's answer {why}; summarising from the ledger")
                 return JudgeAnswer(None, raw, meta)
-            return JudgeAnswer(judging.finish(raw, labels, ledger, self.cfg.lang), raw, meta)
-        return JudgeAnswer(judging.finish(raw, labels, ledger, self.cfg.lang), raw, res.meta)
+            return JudgeAnswer(answer.finish(raw, labels, ledger, self.cfg.lang), raw, meta)
+        return JudgeAnswer(answer.finish(raw, labels, ledger, self.cfg.lang), raw, res.meta)
 
     def _call_judge(
         self, ctx: TurnContext, caller: AgentCaller, sid: str, prompt: str

@@ -112,7 +112,7 @@ class CmdlinePoller:
 
 
 # What a scripted Judge writes after its TL;DR: the other sections every answer must
-# have (collab.judging.REQUIRED_SECTIONS), so that it is not a failed Judge. Mentions no
+# have (collab.judge.answer.REQUIRED_SECTIONS), so that it is not a failed Judge. Mentions no
 # issue id: collab's line for the open issues a summary skipped is still added.
 JUDGE_REST = (
     "\n\n## Crux\n- Which cost matters more here?"

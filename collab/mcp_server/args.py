@@ -15,7 +15,7 @@ from pathlib import Path
 
 from collab.agents import load_agents
 from collab.errors import UsageError
-from collab.judge_pick import AUTO, pick_judge
+from collab.judge.pick import AUTO, pick_judge
 from collab.options import DebateRequest
 from collab.paths import config_table
 from collab.request import request_from, unpriced

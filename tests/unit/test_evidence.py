@@ -138,7 +138,7 @@ def test_a_turn_is_checked_and_the_ledger_and_prompts_say_what_failed(tree: Path
     assert "I2, Role A: src/app.py:99 ✗ wrong-line" in role
     assert "I1, Role A" not in role  # verified evidence is not listed
     assert "[blocking] injection" in role
-    from collab.judging import labels_for
+    from collab.judge.answer import labels_for
 
     labels = labels_for("20261201-000000-abcdef", "A", "a", "b")
     judge_prompt = Prompts("en").judge(c, lg, [], "max-rounds", labels)

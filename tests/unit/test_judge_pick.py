@@ -9,7 +9,7 @@ from typing import NamedTuple
 import pytest
 
 from collab.agents import BUILTIN
-from collab.judge_pick import pick_judge
+from collab.judge.pick import pick_judge
 
 
 def fake_bin(d: Path, name: str) -> None:

@@ -10,7 +10,7 @@ import pytest
 from collab.agents.decoding import Usage
 from collab.config import DebateConfig, Role
 from collab.contract import Contract, NewPoint, StanceUpdate
-from collab.judging import (
+from collab.judge.answer import (
     REQUIRED_SECTIONS,
     headings,
     merged_meta,
@@ -18,7 +18,7 @@ from collab.judging import (
     retry_note,
     section_names,
 )
-from collab.labels import Labels
+from collab.judge.labels import Labels
 from collab.ledger import Ledger, replay
 from collab.prompts import Prompts, TurnView
 from collab.turns import AgentMeta

@@ -5,7 +5,7 @@ from typing import NamedTuple
 
 import pytest
 
-from collab.labels import Labels, first_side
+from collab.judge.labels import Labels, first_side
 
 L = Labels(first="B", name_a="Advocate", name_b="Devil's Advocate")
 

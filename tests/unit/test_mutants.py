@@ -10,8 +10,8 @@ import pytest
 from collab.agents.decoding import Usage
 from collab.contract import Contract, NewPoint, StanceUpdate
 from collab.convergence import Decision, check, circular_ids, same_text
-from collab.judging import finish, merged_meta, missing_sections, skipped_open_ids
-from collab.labels import Labels, first_side
+from collab.judge.answer import finish, merged_meta, missing_sections, skipped_open_ids
+from collab.judge.labels import Labels, first_side
 from collab.ledger import Issue, Ledger, replay
 from collab.text import md_cell, truncate
 from collab.turns import AgentMeta

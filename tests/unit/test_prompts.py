@@ -10,7 +10,7 @@ import pytest
 
 from collab.config import ContextFile, DebateConfig, Role
 from collab.errors import UsageError
-from collab.labels import Labels
+from collab.judge.labels import Labels
 from collab.lang import Lang, detect_lang, resolve_lang
 from collab.ledger import Issue, Ledger
 from collab.options import MAX_TOPIC_CHARS

@@ -16,7 +16,7 @@ from bench.quality_cases import Case, CaseError, load, load_all, problems
 from bench.quality_score import CaseScore, score, score_case
 from collab.config import ContextFile, DebateConfig, Role
 from collab.contract import Contract, NewPoint
-from collab.judging import labels_for
+from collab.judge.answer import labels_for
 from collab.ledger import Ledger, apply
 from collab.prompts import Prompts, TurnView
 from collab.secret_scan import scan_text

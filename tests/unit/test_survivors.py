@@ -11,8 +11,8 @@ import pytest
 from collab.config import DebateConfig, Role
 from collab.contract import DEFAULT_LIMITS, Contract, NewPoint, StanceUpdate
 from collab.contract_parse import parse
-from collab.judging import finish, labels_for
-from collab.labels import Labels, first_side
+from collab.judge.answer import finish, labels_for
+from collab.judge.labels import Labels, first_side
 from collab.ledger import replay
 from collab.prompts import Prompts, TurnView
 from collab.text import well_formed

@@ -1,7 +1,7 @@
 """What collab does around the Judge's answer: the labels it reads the sides by, and the
 checks made on what it wrote. Pure: no I/O.
 
-The Judge writes about "Position 1/2" (``collab.labels``); its text is kept as written
+The Judge writes about "Position 1/2" (``collab.judge.labels``); its text is kept as written
 (``raw``) for an audit, and what collab shows and saves has the role names back. Every
 open issue must be named in the summary: an id the Judge skipped gets a line appended.
 
@@ -18,7 +18,7 @@ import unicodedata
 from dataclasses import dataclass, replace
 
 from collab.agents.decoding import sum_usage
-from collab.labels import Labels, first_side
+from collab.judge.labels import Labels, first_side
 from collab.lang import Lang
 from collab.ledger import Ledger
 from collab.seats import Side
