@@ -132,7 +132,12 @@ def batch(
 
 def resume(
     run_id: Annotated[
-        str, typer.Argument(metavar="ID", help="A run id (collab list) or a batch id.")
+        str,
+        typer.Argument(
+            metavar="ID",
+            help="A run (its id, a unique prefix or suffix, @last) or a batch (batch-…, "
+            "@last-batch).",
+        ),
     ],
     *,
     parallel: Annotated[
@@ -144,15 +149,17 @@ def resume(
     """Continue a stopped or crashed run (or batch) at its first turn without a saved result."""
     from collab.doctor import check_prerequisites
     from collab.errors import UsageError
+    from collab.run_ids import LAST_BATCH, resolve_batch_id, resolve_run_id
     from collab.state import load_state
     from collab.store import RunDir
 
-    if run_id.startswith("batch-"):
-        from collab.batch.record import Batch
+    if run_id.startswith("batch-") or run_id == LAST_BATCH:
+        from collab.batch.record import Batch, batch_ids
 
-        b = Batch.load(run_id)
+        b = Batch.load(resolve_batch_id(run_id, batch_ids()))
         _run_batch(b, parallel or b.parallel, as_json)
         return
+    run_id = resolve_run_id(run_id)
     run_dir = RunDir(run_id)
     state = load_state(run_dir)
     if state.status == "done":

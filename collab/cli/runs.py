@@ -12,7 +12,20 @@ import typer
 from collab.cli import options as o
 from collab.cli.options import echo_json
 
-RunId = Annotated[str, typer.Argument(metavar="ID", help="The run id (collab list).")]
+
+def _resolve(ref: str | None) -> str:
+    from collab.run_ids import resolve_run_id
+
+    return resolve_run_id(ref)
+
+
+_ID_HELP = "The run: its id, a unique prefix, a unique suffix (4+ characters) or @last."
+# Every command that takes a run id resolves it here (collab.run_ids), before it runs.
+RunId = Annotated[str, typer.Argument(metavar="ID", help=_ID_HELP, callback=_resolve)]
+NewestRunId = Annotated[
+    str | None,
+    typer.Argument(metavar="[ID]", help=_ID_HELP + " [dim]\\[default: the newest run][/dim]"),
+]
 
 
 def list_runs(as_json: o.Json = False) -> None:
@@ -38,7 +51,7 @@ def list_runs(as_json: o.Json = False) -> None:
 
 
 def show(
-    run_id: RunId,
+    run_id: NewestRunId = None,
     *,
     fmt: Annotated[
         str, typer.Option("--format", "-f", metavar="FORMAT", help="md, json or html.")
@@ -48,7 +61,7 @@ def show(
     """Show a run: transcript, ledger and judge summary."""
     kind = "json" if as_json else fmt
     # Stored model text reaches a terminal here: cleaned in every format (_render_run).
-    sys.stdout.write(_render_run(run_id, kind))
+    sys.stdout.write(_render_run(_resolve(run_id), kind))
 
 
 def export(

@@ -37,6 +37,7 @@ from collab.mcp_server.tools import MAX_WAIT_S, TOOLS
 from collab.paths import config_path
 from collab.presets import load_presets
 from collab.report import list_document, presets_document
+from collab.run_ids import resolve_run_id
 from collab.state import RunState, load_state, stored_runs
 from collab.store import RunDir
 from collab.text import clean, clean_tree
@@ -162,9 +163,10 @@ class CollabServer:
     async def _visible(self, args: Args) -> RunDir:
         """The run named in ``args``, if this server may see it: one a model started,
         unless the user set ``all_runs`` in [mcp]."""
-        run_dir = RunDir(_run_id(args))
+        all_runs = (await anyio.to_thread.run_sync(load_limits)).all_runs
+        run_dir = RunDir(await anyio.to_thread.run_sync(_run_id, args, all_runs))
         state: RunState = await anyio.to_thread.run_sync(load_state, run_dir)
-        if state.origin != "mcp" and not (await anyio.to_thread.run_sync(load_limits)).all_runs:
+        if state.origin != "mcp" and not all_runs:
             raise UsageError(
                 f"run {run_dir.run_id} was not started over MCP; this server reads, cancels "
                 "and lists only the debates started over MCP (the user can set "
@@ -233,11 +235,26 @@ class CollabServer:
         }
 
 
-def _run_id(args: Args) -> str:
+def _run_id(args: Args, all_runs: bool) -> str:
+    """The full id of the run ``run_id`` names (collab.run_ids: prefix, suffix, @last),
+    among the runs this server may see; a whole id is taken as it is (the visibility
+    check then says why it may not be read)."""
     run_id = args.get("run_id")
     if not isinstance(run_id, str):
         raise UsageError("run_id is required: the id debate_start returned (or runs_list)")
-    return run_id
+    try:
+        if RunDir(run_id).exists():
+            return run_id
+    except UsageError:
+        pass  # not an id as it stands: the resolver says what is wrong with it
+    return resolve_run_id(run_id, visible=None if all_runs else _started_over_mcp)
+
+
+def _started_over_mcp(run_id: str) -> bool:
+    try:
+        return RunDir(run_id).load().get("origin") == "mcp"
+    except CollabError:
+        return False
 
 
 def _error(message: str) -> types.CallToolResult:

@@ -13,8 +13,9 @@ from collab.report import SCHEMAS
 
 _RUN_ID = {
     "type": "string",
-    "pattern": "^[A-Za-z0-9_-]{1,64}$",
-    "description": "The run id debate_start returned (or one from runs_list).",
+    "pattern": "^(@last|[A-Za-z0-9_-]{1,64})$",
+    "description": "The run id debate_start returned (or one from runs_list), a unique "
+    "prefix of it, a unique suffix of at least 4 characters, or @last (the newest run).",
 }
 
 # What a debate takes over MCP: the options that offer the mcp surface (collab.options),
