@@ -10,6 +10,7 @@ from typing import Literal, get_args
 from collab import __version__
 from collab.agents.decoding import Usage, sum_usage
 from collab.config import DebateConfig
+from collab.decision import DECISION_KINDS, HumanDecision
 from collab.errors import DamagedRun
 from collab.fields import DamagedField, Fields
 from collab.ledger import (
@@ -75,6 +76,8 @@ class RunState:
     # The stance table the ledger is replayed with (collab.ledger.STANCE_TABLES): runs
     # saved before v2 keep v1 (migration m002).
     stance_table: TableName = CURRENT_TABLE
+    # What the person deciding recorded (collab decide), oldest first; never rewritten.
+    decisions: list[HumanDecision] = field(default_factory=list)
 
     # -- derived -------------------------------------------------------------------
     def ledger(self, upto_round: int | None = None) -> Ledger:
@@ -159,6 +162,7 @@ class RunState:
             "judge_first": self.judge_first,
             "origin": self.origin,
             "stance_table": self.stance_table,
+            "decisions": [d.to_dict() for d in self.decisions],
             # Derived, kept for readers of state.json (resume recomputes them).
             "ledger": ledger_to_dict(ledger),
             "round_ledgers": [ledger_to_dict(lg) for lg in self.round_ledgers()],
@@ -192,6 +196,7 @@ class RunState:
             judge_first=None if f.get("judge_first") is None else f.literal("judge_first", SIDES),
             origin=f.literal("origin", ORIGINS, "cli"),
             stance_table=f.literal("stance_table", TABLE_NAMES, CURRENT_TABLE),
+            decisions=[_decision(d) for d in f.items("decisions")],
         )
 
 
@@ -208,6 +213,17 @@ def _judge(f: Fields) -> Judge:
         fallback=f.bool("fallback", False),
         meta=None if meta is None else meta_from_fields(meta),
         raw=f.opt_str("raw"),
+    )
+
+
+def _decision(f: Fields) -> HumanDecision:
+    return HumanDecision(
+        kind=f.literal("kind", DECISION_KINDS),
+        text=f.str("text"),
+        by=f.str("by", ""),
+        when=f.str("when", ""),
+        option=f.opt_str("option"),
+        why=f.opt_str("why"),
     )
 
 

@@ -78,6 +78,7 @@ def result_document(state: RunState, run_dir: RunDir) -> dict[str, object]:
         },
         "paths": paths,
         "resume": None if state.status == "done" else f"collab resume {state.run_id}",
+        "decisions": [d.to_dict() for d in state.decisions],
     }
 
 

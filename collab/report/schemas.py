@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, get_args
 
 from collab.convergence import STOP_REASONS
+from collab.decision import DECISION_KINDS
 from collab.doctor import Level
 from collab.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_PREREQ, EXIT_USAGE
 from collab.ledger import STATUSES, Resolution
@@ -93,6 +94,19 @@ _COUNTS = {
     "required": ["open", "resolved", "dropped"],
 }
 
+_DECISION = {
+    "type": "object",
+    "properties": {
+        "kind": {"enum": list(DECISION_KINDS)},
+        "text": {"type": "string"},
+        "option": {"type": ["string", "null"], "pattern": "^O[1-9][0-9]*$"},
+        "why": _STR_OR_NULL,
+        "by": {"type": "string"},
+        "when": {"type": "string"},
+    },
+    "required": ["kind", "text", "option", "why", "by", "when"],
+}
+
 RESULT = _doc(
     "collab.result/1",
     {
@@ -160,6 +174,11 @@ RESULT = _doc(
             "required": ["run_dir", "state"],
         },
         "resume": _STR_OR_NULL,
+        "decisions": {
+            "type": "array",
+            "description": "collab decide, oldest first; the last choice is in force",
+            "items": _DECISION,
+        },
     },
     ["run_id", "status", "stop_reason", "topic", "rounds", "ledger", "counts", "turns",
      "judge", "cost_usd", "paths", "resume"],
@@ -338,6 +357,7 @@ EVENT = _doc(
                 "judge_started",
                 "judge_finished",
                 "run_finished",
+                "decided",
             ]
         },
         **_WHERE,
@@ -365,6 +385,7 @@ EVENT["allOf"] = [
 ]  # fmt: skip
 
 _RATE = {"type": ["number", "null"], "minimum": 0, "maximum": 1}
+_COUNT_0 = {"type": "integer", "minimum": 0}
 STATS = _doc(
     "collab.stats/1",
     {
@@ -386,6 +407,7 @@ STATS = _doc(
         "open_blocking": {"type": "integer", "minimum": 0},
         "cites": {"type": "integer", "minimum": 0},
         "evidence_verified_rate": _RATE,
+        "decided_runs": _COUNT_0,
         "per_run": {"type": "array", "items": {"type": "object"}},
     },
     ["runs", "turns", "concession_rate", "verdicts", "salvage_rate", "per_run"],

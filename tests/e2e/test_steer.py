@@ -3,11 +3,14 @@ as people type them on every command and MCP tool."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import anyio
 
+from collab.store import RunDir
 from tests.conftest import FakeAgent
 from tests.e2e import test_cli as tc
 from tests.e2e.mcp_client import call, doc_of, mcp_session, text_of
@@ -69,3 +72,64 @@ def test_mcp_takes_short_ids(cli: Callable[..., Outcome], fake_agent: FakeAgent)
     assert seen["last"]["run_id"] == new
     is_error, text = seen["ambiguous"]
     assert is_error and "ambiguous" in text and old in text and new in text
+
+
+def test_decide_then_export_adr(
+    cli: Callable[..., Outcome], fake_agent: FakeAgent, tmp_path: Path, monkeypatch: Any
+) -> None:
+    tc.script_debate(fake_agent)
+    rid = cli("debate", tc.TOPIC, *ONE).json()["run_id"]
+    records = tmp_path / "adr"
+    records.mkdir()
+    (records / "0007-older.md").write_text("# older\n")
+
+    proposed = cli("export", rid[-6:], "--format", "adr", "-o", str(records))
+    assert proposed.code == 0, proposed
+    first = records / "0008-jwt-vs-sessions.md"
+    assert first.read_text().count("- Status: proposed") == 1
+    assert (first.stat().st_mode & 0o777) == 0o644
+
+    monkeypatch.setenv("USER", "ana")
+    both = cli("decide", rid, "--choice", "x", "--outcome", "y")
+    assert both.code == 2 and "--choice" in both.err
+    assert cli("decide", rid).code == 2
+    assert cli("decide", rid, "--choice", "tokens").code == 0
+    again = cli("decide", "@last", "--choice", "sessions", "--why", "revocation\x1b[31m wins")
+    assert again.code == 0 and "supersedes 1 earlier" in again.out
+    monkeypatch.setenv("USER", "bo")
+    doc = cli("decide", rid, "--outcome", "logout works", "--json").json()
+    assert [(d["kind"], d["text"], d["by"]) for d in doc["decisions"]] == [
+        ("choice", "tokens", "ana"),
+        ("choice", "sessions", "ana"),
+        ("outcome", "logout works", "bo"),
+    ]
+    assert doc["decisions"][1]["why"] == "revocation wins"  # the escape is gone
+    secret = cli("decide", rid, "--choice", "use AKIAIOSFODNN7EXAMPLE", "--why", "x")
+    assert secret.code == 2 and "secret" in secret.err
+    assert len(cli("show", rid, "--json").json()["decisions"]) == 3  # nothing half-written
+
+    shown = cli("show", rid).out
+    assert "## Decision" in shown and "**Decided** (accepted): sessions — by ana" in shown
+    assert "Why: revocation wins" in shown and "**Outcome:** logout works — by bo" in shown
+    assert "Superseded choice: ~~tokens" in shown
+    run_dir = RunDir(rid).path
+    assert "## Decision" in (run_dir / "transcript.md").read_text()
+    assert 'id="steering"' in (run_dir / "report.html").read_text()
+    events = [json.loads(line) for line in (run_dir / "events.jsonl").read_text().splitlines()]
+    decided = [e for e in events if e["event"] == "decided"]
+    assert [e["text"] for e in decided] == ["tokens", "sessions", "logout works"]
+    assert [e["seq"] for e in events] == sorted({e["seq"] for e in events})
+    stats = cli("stats", "--json").json()
+    assert stats["decided_runs"] == 1
+
+    accepted = cli("export", rid, "--format", "adr", "-o", str(records))
+    assert accepted.code == 0, accepted
+    adr = (records / "0009-jwt-vs-sessions.md").read_text()
+    assert "- Status: accepted" in adr and "- Deciders: ana" in adr
+    assert 'Chosen option: "sessions", because revocation wins.' in adr
+    assert "How it turned out" in adr and "logout works" in adr
+    assert f"`collab show {rid}`" in adr and str(run_dir) not in adr
+    named = cli("export", rid, "--format", "adr", "-o", str(tmp_path / "x.md"))
+    assert named.code == 0 and (tmp_path / "x.md").read_text() == adr
+    bad = cli("export", rid, "--format", "adr", "-o", str(tmp_path / "x.html"))
+    assert bad.code == 2 and "Markdown" in bad.err
