@@ -49,8 +49,8 @@ def pick(ref: str, ids: Sequence[str], what: str = "run") -> str:
             many = "batches" if what == "batch" else f"{what}s"
             raise UsageError(f"no {many} yet: {ref} names the newest one")
         return ids[0]
-    if ref.startswith("@"):
-        raise UsageError(f"{ref!r} is not a {what} id: give {FORMS}")
+    if ref.startswith("@") or not _plain(ref):
+        raise UsageError(f"not a {what} id: {ref!r} (give {FORMS})")
     found = match(ref, ids)
     if not found:
         short = (

@@ -15,6 +15,7 @@ from collab.cli import background as c
 from collab.cli import ci
 from collab.cli import options as o
 from collab.cli.options import echo_json, echo_json_line, with_debate_options
+from collab.cli.runs import RunId
 from collab.errors import EXIT_FAILED
 
 if TYPE_CHECKING:
@@ -146,7 +147,8 @@ def resume(
     ] = None,
     as_json: o.Json = False,
 ) -> None:
-    """Continue a stopped or crashed run (or batch) at its first turn without a saved result."""
+    """Finish a stopped or crashed run (or batch) from its first turn without a saved
+    result. To add rounds to a finished debate, use collab continue."""
     from collab.doctor import check_prerequisites
     from collab.errors import UsageError
     from collab.run_ids import LAST_BATCH, resolve_batch_id, resolve_run_id
@@ -165,6 +167,40 @@ def resume(
     if state.status == "done":
         raise UsageError(f"run {run_id} is already finished: collab show {run_id}")
     ready = check_prerequisites(state.config)
+    state = _drive(state, run_dir, ready, as_json=as_json, resumed=True)
+    _finish(state, run_dir, as_json)
+
+
+def continue_debate(
+    run_id: RunId,
+    *,
+    rounds: Annotated[
+        int,
+        typer.Option(
+            "--rounds", "-r", metavar="N", help="More rounds: 1–7 (a debate totals at most 14)."
+        ),
+    ] = 1,
+    note: Annotated[
+        str | None,
+        typer.Option(
+            "--note",
+            metavar="TEXT",
+            help="A note from you, the person who decides, put into every prompt of the "
+            "added rounds and the new Judge's.",
+        ),
+    ] = None,
+    as_json: o.Json = False,
+) -> None:
+    """More debate on a finished run: N more rounds with your note, then a new Judge
+    summary (the earlier one is kept, superseded). To finish an interrupted or failed
+    run, use collab resume instead."""
+    from collab.control.steer import prepare_continue
+    from collab.doctor import check_prerequisites
+    from collab.state import load_state
+    from collab.store import RunDir
+
+    ready = check_prerequisites(load_state(RunDir(run_id)).config)  # before any change
+    state, run_dir = prepare_continue(run_id, rounds, note)
     state = _drive(state, run_dir, ready, as_json=as_json, resumed=True)
     _finish(state, run_dir, as_json)
 

@@ -14,7 +14,7 @@ import time
 
 from collab.decision import HumanDecision, resolve_choice, user_text
 from collab.errors import UsageError
-from collab.eventlog import EventStream, JsonlFile, last_seq
+from collab.eventlog import append_event
 from collab.report import write_reports
 from collab.secret_scan import ensure_no_secrets
 from collab.state import RunState, load_state
@@ -65,24 +65,13 @@ def record_decision(
         )
         state.decisions.append(entry)
         run_dir.save(state.to_dict())
-        _emit(run_dir, "decided", **entry.to_dict())
+        append_event(run_dir.path / EVENTS_FILE, "decided", **entry.to_dict())
         write_reports(state, run_dir)
     return state
 
 
 def _options(state: RunState) -> tuple[str, ...]:
     return tuple(getattr(state.config, "options", ()))
-
-
-def _emit(run_dir: RunDir, event: str, **fields: object) -> None:
-    """One event appended to the run's events.jsonl, numbered after the last."""
-    path = run_dir.path / EVENTS_FILE
-    sink = JsonlFile(path)
-    try:
-        EventStream(sink, first_seq=last_seq(path)).emit(event, **fields)
-        sink.check()
-    finally:
-        sink.close()
 
 
 def _now() -> str:

@@ -179,6 +179,46 @@ RESULT = _doc(
             "description": "collab decide, oldest first; the last choice is in force",
             "items": _DECISION,
         },
+        "followups": {
+            "type": "array",
+            "description": "collab ask: follow-up questions and answers; the ledger is unchanged",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "seat": {"enum": ["A", "B", "judge"]},
+                    "question": {"type": "string"},
+                    "answer": {"type": "string"},
+                    "status": {"type": "string"},
+                    "after_round": {"type": "integer", "minimum": 0},
+                    "when": {"type": "string"},
+                    "cost_usd": _NUM_OR_NULL,
+                },
+                "required": ["seat", "question", "answer", "status", "after_round"],
+            },
+        },
+        "continues": {
+            "type": "array",
+            "description": "collab continue: rounds added after the debate first ended",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "after_round": {"type": "integer", "minimum": 0},
+                    "rounds": {"type": "integer", "minimum": 1},
+                    "note": _STR_OR_NULL,
+                    "when": {"type": "string"},
+                },
+                "required": ["after_round", "rounds", "note"],
+            },
+        },
+        "superseded_judges": {
+            "type": "array",
+            "description": "Judge summaries a continue replaced, oldest first",
+            "items": {
+                "type": "object",
+                "properties": {"markdown": {"type": "string"}, "fallback": {"type": "boolean"}},
+                "required": ["markdown", "fallback"],
+            },
+        },
     },
     ["run_id", "status", "stop_reason", "topic", "rounds", "ledger", "counts", "turns",
      "judge", "cost_usd", "paths", "resume"],
@@ -358,6 +398,9 @@ EVENT = _doc(
                 "judge_finished",
                 "run_finished",
                 "decided",
+                "followup_started",
+                "followup",
+                "continued",
             ]
         },
         **_WHERE,

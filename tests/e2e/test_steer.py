@@ -133,3 +133,124 @@ def test_decide_then_export_adr(
     assert named.code == 0 and (tmp_path / "x.md").read_text() == adr
     bad = cli("export", rid, "--format", "adr", "-o", str(tmp_path / "x.html"))
     assert bad.code == 2 and "Markdown" in bad.err
+
+
+QUESTION = "What about mobile clients that stay offline for a week?"
+NOTE = "We must support revocation within 60 seconds."
+FOLLOWUP = "has a follow-up question for you"
+
+
+def _script_steering(fake: FakeAgent) -> None:
+    """The debate of test_cli, and a rule per seat for follow-ups and continued rounds:
+    each matches only when the question (or the note) is in the prompt."""
+    fake.script(
+        [
+            {"match": [FOLLOWUP, tc.ROLE_A, QUESTION], "replies": ["A: refresh."]},
+            {"match": [FOLLOWUP, tc.ROLE_B, QUESTION], "replies": ["B: a store."]},
+            {"match": [FOLLOWUP, tc.JUDGE, QUESTION], "replies": ["Judge: Position 1 wins."]},
+            {"match": [NOTE, tc.JUDGE], "replies": ["## TL;DR\n- the judge's second verdict"]},
+            {"match": [NOTE, tc.ROLE_A], "replies": [
+                "A offers a denylist." + tc.contract_block(
+                    new=[("Denylist", "a short denylist")])]},
+            {"match": [NOTE, tc.ROLE_B], "replies": [
+                "B accepts both points." + tc.contract_block(
+                    stances=[("I1", "agree", "60 s is met"), ("I2", "agree", "same")])]},
+            {"match": [tc.REASK], "replies": ["```json\n{}\n```"]},
+            {"match": [tc.ROLE_A], "replies": [
+                "A argues for tokens." + tc.contract_block(new=[("Stateless", "e")])]},
+            {"match": [tc.ROLE_B], "replies": [
+                "B argues for sessions." + tc.contract_block(
+                    stances=[("I1", "contest", "revocation")])]},
+            {"match": [tc.JUDGE], "replies": ["## TL;DR\n- the judge's scripted verdict"]},
+        ],
+        "unmatched prompt",
+    )  # fmt: skip
+
+
+def _prompt_chars(fake: FakeAgent, first: str) -> list[int]:
+    return [int(c["prompt_chars"]) for c in fake.calls() if str(c["prompt"]).startswith(first)]
+
+
+def test_ask_each_seat(cli: Callable[..., Outcome], fake_agent: FakeAgent, capsys: Any) -> None:
+    _script_steering(fake_agent)
+    before = cli("debate", tc.TOPIC, *ONE).json()
+    rid = before["run_id"]
+
+    both = cli("ask", rid[-6:], QUESTION)
+    assert both.code == 0, both
+    assert "## Role A\n\nA: refresh." in both.out and "## Role B\n\nB: a store." in both.out
+    judge = cli("ask", "@last", QUESTION, "--seat", "judge")
+    assert judge.code == 0, judge
+    # The Judge wrote "Position 1"; the reader gets the role's name back.
+    assert judge.out.startswith("## the Judge\n\nJudge: ") and "Position 1" not in judge.out
+
+    after = cli("show", rid, "--json").json()
+    for key in ("ledger", "verdict", "turns", "judge", "counts"):
+        assert after[key] == before[key], key  # a follow-up rewrites nothing
+    seats = [(f["seat"], f["question"], f["answer"]) for f in after["followups"]]
+    assert seats == [("A", QUESTION, "A: refresh."), ("B", QUESTION, "B: a store."),
+                     ("judge", QUESTION, judge.out.split("\n\n", 1)[1].strip())]  # fmt: skip
+    assert after["cost_usd"] > before["cost_usd"]  # follow-ups count in the run's cost
+    shown = cli("show", rid).out
+    assert "## Follow-up questions" in shown and f"**Question:** {QUESTION}" in shown
+    transcript = (RunDir(rid).path / "transcript.md").read_text()
+    assert "B: a store." in transcript
+    events = (RunDir(rid).path / "events.jsonl").read_text()
+    assert events.count('"event": "followup"') == 3
+
+    secret = cli("ask", rid, "is AKIAIOSFODNN7EXAMPLE ok?")
+    assert secret.code == 2 and "secret" in secret.err
+    bad = cli("ask", rid, QUESTION, "--seat", "C")
+    assert bad.code == 2 and "--seat" in bad.err
+    assert len(cli("show", rid, "--json").json()["followups"]) == 3
+
+    turn_chars, ask_chars = (
+        _prompt_chars(fake_agent, "You are **"),
+        _prompt_chars(fake_agent, "You were **"),
+    )
+    assert len(turn_chars) >= 4 and len(ask_chars) == 2
+    with capsys.disabled():
+        print(f"\nprompt characters: a full turn {turn_chars}, a follow-up {ask_chars}")
+
+
+def test_ask_is_refused_while_the_run_is_driven(
+    cli: Callable[..., Outcome], fake_agent: FakeAgent
+) -> None:
+    _script_steering(fake_agent)
+    rid = cli("debate", tc.TOPIC, *ONE).json()["run_id"]
+    with RunDir(rid).locked():
+        refused = cli("ask", rid, QUESTION)
+    assert refused.code == 2 and "being driven" in refused.err
+
+
+def test_continue_with_a_note(cli: Callable[..., Outcome], fake_agent: FakeAgent) -> None:
+    _script_steering(fake_agent)
+    first = cli("debate", tc.TOPIC, *ONE).json()
+    rid = first["run_id"]
+    assert [i["status"] for i in first["ledger"]] == ["open", "open"]
+
+    too_many = cli("continue", rid, "--rounds", "13")
+    assert too_many.code == 2 and "--rounds must be 1–7" in too_many.err
+    cont = cli("continue", rid[-6:], "--rounds", "1", "--note", NOTE, "--json", *[])
+    assert cont.code == 0, cont
+    doc = cont.json()
+    assert doc["status"] == "done" and doc["rounds"] == {"done": 3, "planned": 3}
+    assert [(t["round"], t["side"]) for t in doc["turns"]][-2:] == [(3, "A"), (3, "B")]
+    assert doc["turns"][-2]["prose"] == "A offers a denylist."
+    assert [i["status"] for i in doc["ledger"]] == ["resolved", "resolved", "open"]
+    assert doc["judge"]["markdown"].startswith("## TL;DR\n- the judge's second verdict")
+    assert [j["markdown"] for j in doc["superseded_judges"]] == [first["judge"]["markdown"]]
+    assert doc["continues"][0]["note"] == NOTE and doc["continues"][0]["after_round"] == 2
+    assert doc["stop_reason"] != first["stop_reason"] or doc["stop_detail"] != first[
+        "stop_detail"]  # fmt: skip
+    shown = cli("show", rid).out
+    assert "## Continued" in shown and "Superseded summary 1" in shown
+    assert "the judge's scripted verdict" in shown  # the superseded summary is kept
+    events = (RunDir(rid).path / "events.jsonl").read_text()
+    assert '"event": "continued"' in events
+
+    state = json.loads(RunDir(rid).state_path.read_text())
+    state["status"] = "interrupted"
+    RunDir(rid).state_path.write_text(json.dumps(state))
+    stopped = cli("continue", rid)
+    assert stopped.code == 2 and f"collab resume {rid}" in stopped.err
