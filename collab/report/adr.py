@@ -7,8 +7,8 @@ would change this (the open issues), and the run id with its ``collab show`` com
 never a local path. Pure: no I/O; the caller scans the text for secrets
 (:func:`withhold_lines`) before it lands in a repository.
 
-The Judge's sections are found by :func:`judge_sections`, the one place that reads the
-Judge's headings here.
+The Judge's sections are found by :func:`judge_sections` through the one shared list
+of required sections (:data:`collab.judging.REQUIRED_SECTIONS`) and its heading rules.
 """
 
 from __future__ import annotations
@@ -18,41 +18,37 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 
 from collab.decision import adr_status, current, superseded
+from collab.judging import REQUIRED_SECTIONS, Section, headings
 from collab.ledger import Issue
 from collab.report.markup import demote_headings
 from collab.seats import Side
 from collab.state import RunState
 from collab.text import clean, md_cell, one_line
 
-# The Judge's sections by key, with the names its prompt asks for (templates/*/judge.md.j2).
-# TODO(h-honest): read collab.judging.REQUIRED_SECTIONS once it is on main.
-_JUDGE_SECTIONS: dict[str, tuple[str, ...]] = {
-    "tldr": ("tl;dr", "tldr", "要約"),
-    "crux": ("crux", "the crux", "争点の核心"),
-    "agreements": ("agreements", "合意点"),
-    "open": ("open disagreements", "未解決の対立点"),
-    "minority": ("minority report", "少数意見"),
-    "tradeoffs": ("trade-offs", "tradeoffs", "トレードオフ"),
-    "actions": ("recommended actions", "推奨アクション"),
-}
+# The Judge's sections: the shared list of required ones (collab.judging), and those an
+# ADR reads besides, named as the Judge prompt asks for them (templates/*/judge.md.j2).
+_ADR_SECTIONS: tuple[Section, ...] = (
+    *REQUIRED_SECTIONS,
+    Section("agreements", {"en": "Agreements", "ja": "合意点"}),
+    Section("tradeoffs", {"en": "Trade-offs", "ja": "トレードオフ"}, aliases=("Tradeoffs",)),
+    Section("actions", {"en": "Recommended actions", "ja": "推奨アクション"}),
+)
 _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$")
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")
-_NUMBER = re.compile(r"^(?:[0-9]+|[ivx]+)[.):．、]\s*")
 MAX_TITLE = 120
 
 
-def _norm(heading: str) -> str:
-    text = unicodedata.normalize("NFKC", heading).strip().strip("*_`").strip()
-    return " ".join(_NUMBER.sub("", text.lower()).rstrip(":：").split())
-
-
-def _key_of(heading: str) -> str | None:
-    h = _norm(heading)
-    for key, names in _JUDGE_SECTIONS.items():
-        for name in names:
+def _key_of(line: str) -> str | None:
+    """The section a heading line names (normalised as collab.judging does)."""
+    found = headings(line)
+    if not found:
+        return None
+    h = found[0]
+    for section in _ADR_SECTIONS:
+        for name in section.names():
             rest = h[len(name) :] if h.startswith(name) else None
             if rest is not None and not (rest[:1].isascii() and rest[:1].isalnum()):
-                return key
+                return section.key
     return None
 
 
@@ -66,7 +62,7 @@ def judge_sections(text: str) -> dict[str, str]:
         if _FENCE.match(line):
             fenced = not fenced
         elif not fenced and (m := _HEADING.match(line)):
-            found.append((n, len(m.group(1)), m.group(2)))
+            found.append((n, len(m.group(1)), line))
     if not found:
         return {}
     top = min(level for _, level, _ in found)

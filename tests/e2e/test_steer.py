@@ -14,6 +14,7 @@ from collab.store import RunDir
 from tests.conftest import FakeAgent
 from tests.e2e import test_cli as tc
 from tests.e2e.mcp_client import call, doc_of, mcp_session, text_of
+from tests.helpers import JUDGE_REST
 
 cli = tc.cli  # the fixture: collab ARGS in this process
 Outcome = tc.Outcome
@@ -56,9 +57,22 @@ def test_short_ids_on_every_command(cli: Callable[..., Outcome], fake_agent: Fak
     assert batch.code == 2 and "no batches yet" in batch.err
 
 
-def test_mcp_takes_short_ids(cli: Callable[..., Outcome], fake_agent: FakeAgent) -> None:
+def test_mcp_takes_short_ids(
+    cli: Callable[..., Outcome], fake_agent: FakeAgent, hermetic_env: Path
+) -> None:
     old, new = _two_runs(cli, fake_agent)
     seen: dict[str, Any] = {}
+
+    async def hidden() -> None:
+        async with mcp_session() as s:
+            res = await call(s, "debate_result", run_id=old[-6:])
+            seen["hidden"] = (res.is_error, text_of(res))
+
+    anyio.run(hidden)  # runs started from the CLI are not this server's to see
+    assert seen["hidden"][0] and "no run with id" in seen["hidden"][1]
+
+    with (hermetic_env / "config.toml").open("a") as config:
+        config.write("\n[mcp]\nall_runs = true\n")
 
     async def go() -> None:
         async with mcp_session() as s:
@@ -138,6 +152,8 @@ def test_decide_then_export_adr(
 QUESTION = "What about mobile clients that stay offline for a week?"
 NOTE = "We must support revocation within 60 seconds."
 FOLLOWUP = "has a follow-up question for you"
+FIRST = "## TL;DR\n- the judge's scripted verdict" + JUDGE_REST
+SECOND = "## TL;DR\n- the judge's second verdict" + JUDGE_REST
 
 
 def _script_steering(fake: FakeAgent) -> None:
@@ -148,7 +164,7 @@ def _script_steering(fake: FakeAgent) -> None:
             {"match": [FOLLOWUP, tc.ROLE_A, QUESTION], "replies": ["A: refresh."]},
             {"match": [FOLLOWUP, tc.ROLE_B, QUESTION], "replies": ["B: a store."]},
             {"match": [FOLLOWUP, tc.JUDGE, QUESTION], "replies": ["Judge: Position 1 wins."]},
-            {"match": [NOTE, tc.JUDGE], "replies": ["## TL;DR\n- the judge's second verdict"]},
+            {"match": [NOTE, tc.JUDGE], "replies": [SECOND]},
             {"match": [NOTE, tc.ROLE_A], "replies": [
                 "A offers a denylist." + tc.contract_block(
                     new=[("Denylist", "a short denylist")])]},
@@ -161,7 +177,7 @@ def _script_steering(fake: FakeAgent) -> None:
             {"match": [tc.ROLE_B], "replies": [
                 "B argues for sessions." + tc.contract_block(
                     stances=[("I1", "contest", "revocation")])]},
-            {"match": [tc.JUDGE], "replies": ["## TL;DR\n- the judge's scripted verdict"]},
+            {"match": [tc.JUDGE], "replies": [FIRST]},
         ],
         "unmatched prompt",
     )  # fmt: skip

@@ -12,6 +12,7 @@ from typing import Any
 
 from tests.conftest import contract_block
 from tests.fakes import FakeAnthropic, Reply
+from tests.helpers import JUDGE_REST
 from tests.real.test_real_claude import A1, A2, B1, B2, JUDGE, PRESET, ROLE_A, ROLE_B, TOPIC
 from tests.real.test_real_claude import api as api  # the fixture
 
@@ -41,10 +42,12 @@ def doc_of(res: subprocess.CompletedProcess[str]) -> dict[str, Any]:
 def test_ask_and_continue_with_real_claude(api: FakeAnthropic) -> None:
     api.add_rule([FOLLOWUP, ROLE_A, QUESTION], Reply(text="It refreshes when it comes back."))
     api.add_rule([FOLLOWUP, ROLE_B, QUESTION], Reply(text="Its session simply expires."))
-    api.add_rule([JUDGE, NOTE], Reply(text="## TL;DR\n- Sessions, now with a 60 s denylist."))
+    api.add_rule(
+        [JUDGE, NOTE], Reply(text="## TL;DR\n- Sessions, now with a 60 s denylist." + JUDGE_REST)
+    )
     api.add_rule([ROLE_A, NOTE], Reply(text=A3))
     api.add_rule([ROLE_B, NOTE], Reply(text=B3))
-    api.add_rule(JUDGE, Reply(text="## TL;DR\n- Sessions, cached at the edge."))
+    api.add_rule(JUDGE, Reply(text="## TL;DR\n- Sessions, cached at the edge." + JUDGE_REST))
     api.add_rule([ROLE_A, TOPIC], [Reply(text=A1), Reply(text=A2)])
     api.add_rule([ROLE_B, TOPIC], [Reply(text=B1), Reply(text=B2)])
     api.default(Reply(status=400, error_message="unexpected prompt"))
