@@ -126,12 +126,18 @@ def extend(state: RunState, rounds: int, note: str | None, when: str | None = No
     return state
 
 
-def prepare_continue(run_id: str, rounds: int, note: str | None) -> tuple[RunState, RunDir]:
-    """Validate and save the continue (under the run's lock); the caller drives it."""
+def prepare_continue(
+    run_id: str, rounds: int, note: str | None, *, max_cost: float | None = None
+) -> tuple[RunState, RunDir]:
+    """Validate and save the continue (under the run's lock); the caller drives it.
+    ``max_cost`` (MCP's cap) bounds the run's total too."""
     text = note_text(note)
     run_dir = RunDir(run_id)
     with run_dir.locked():
         state = extend(load_state(run_dir), rounds, text)
+        if max_cost is not None:
+            cap = min(max_cost, state.config.max_cost or max_cost)
+            state.config = replace(state.config, max_cost=cap)
         check_cost(state, "more rounds")
         run_dir.save(state.to_dict())
         c = state.continues[-1]

@@ -13,7 +13,7 @@ import anyio
 from collab.store import RunDir
 from tests.conftest import FakeAgent
 from tests.e2e import test_cli as tc
-from tests.e2e.mcp_client import call, doc_of, mcp_session, text_of
+from tests.e2e.mcp_client import call, doc_of, mcp_session, poll, text_of
 from tests.helpers import JUDGE_REST
 
 cli = tc.cli  # the fixture: collab ARGS in this process
@@ -270,3 +270,44 @@ def test_continue_with_a_note(cli: Callable[..., Outcome], fake_agent: FakeAgent
     RunDir(rid).state_path.write_text(json.dumps(state))
     stopped = cli("continue", rid)
     assert stopped.code == 2 and f"collab resume {rid}" in stopped.err
+
+
+def test_mcp_ask_decide_continue(fake_agent: FakeAgent) -> None:
+    _script_steering(fake_agent)
+    seen: dict[str, Any] = {}
+
+    async def go() -> None:
+        async with mcp_session() as s:
+            started = await doc_of(s, "debate_start", topic=tc.TOPIC, agent="fake", rounds=2)
+            rid = started["run_id"]
+
+            async def status() -> dict[str, Any]:
+                return await doc_of(s, "debate_status", run_id=rid[-6:], wait_s=5)
+
+            await poll(status, lambda d: d["phase"] in ("finished", "stopped"))
+            seen["first"] = await doc_of(s, "debate_result", run_id="@last")
+            seen["asked"] = await doc_of(s, "debate_ask", run_id=rid, question=QUESTION,
+                                         seat="B")  # fmt: skip
+            secret = await call(s, "debate_ask", run_id=rid, question="AKIAIOSFODNN7EXAMPLE?")
+            seen["secret"] = (secret.is_error, text_of(secret))
+            seen["decided"] = await doc_of(s, "debate_decide", run_id=rid, choice="sessions",
+                                           why="revocation")  # fmt: skip
+            seen["continued"] = await doc_of(s, "debate_continue", run_id=rid, note=NOTE)
+            again = await call(s, "debate_continue", run_id=rid, rounds=9)
+            seen["bad_rounds"] = (again.is_error, text_of(again))
+            await poll(status, lambda d: d["phase"] in ("finished", "stopped") and
+                       d["rounds"]["done"] == 3)  # fmt: skip
+            seen["last"] = await doc_of(s, "debate_result", run_id=rid)
+
+    anyio.run(go)
+    first, asked, last = seen["first"], seen["asked"], seen["last"]
+    assert [(f["seat"], f["answer"]) for f in asked["followups"]] == [("B", "B: a store.")]
+    assert asked["ledger"] == first["ledger"]
+    assert seen["secret"][0] and "secret" in seen["secret"][1]
+    (decision,) = seen["decided"]["decisions"]
+    assert decision["text"] == "sessions" and decision["by"].startswith("mcp:")
+    assert seen["continued"]["schema"] == "collab.status/1" and "next" in seen["continued"]
+    assert seen["bad_rounds"][0] and "rounds" in seen["bad_rounds"][1]
+    assert last["judge"]["markdown"].startswith(SECOND)
+    assert [j["markdown"] for j in last["superseded_judges"]] == [first["judge"]["markdown"]]
+    assert last["continues"][0]["note"] == NOTE and len(last["decisions"]) == 1
