@@ -130,7 +130,7 @@ def _adr(run_id: str, output: Path) -> tuple[Path, str]:
     state = load_state(RunDir(run_id))
     if state.status != "done":
         raise UsageError(f"run {run_id} has not finished ({state.status}): collab resume {run_id}")
-    text = adr_markdown(state, tuple(getattr(state.config, "options", ())))
+    text = adr_markdown(state)
     hits = {h.line: f"looked like a secret: {h.kind}" for h in scan_text(text, "adr.md")}
     if hits:
         text = withhold_lines(text, hits)

@@ -71,7 +71,9 @@ def record_decision(
 
 
 def _options(state: RunState) -> tuple[str, ...]:
-    return tuple(getattr(state.config, "options", ()))
+    """The options the run weighed: none yet (``--option`` is still to come), so a choice
+    is free text; collab.decision.resolve_choice validates an option id once there are."""
+    return ()
 
 
 def _now() -> str:
