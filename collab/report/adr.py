@@ -87,8 +87,11 @@ def _line(i: Issue, side: Side) -> str:
 
 
 def _conceded(i: Issue, side: Side) -> bool:
-    """Did ``side`` close the other seat's issue by agreeing to it?"""
-    return i.raised_by != side and i.status == "resolved" and i.resolution == "agree"
+    """Did ``side`` give the issue up: agree to the other seat's issue, or concede its own
+    (its words there are its reason to, neither a pro nor a con)?"""
+    if i.raised_by == side:
+        return i.resolution == "conceded"
+    return i.resolution == "agree"
 
 
 def _position(state: RunState, side: Side) -> list[str]:
