@@ -135,6 +135,23 @@ class EventStream(Listener):
     def run_finished(self, status: str, exit_code: int, error: str | None) -> None:
         self.emit("run_finished", status=status, exit_code=exit_code, error=error)
 
+    # -- after the debate (collab ask, collab continue) --------------------------------------
+    def followup_started(self, seat: str, question: str) -> None:
+        self._text[(0, seat)] = []
+        self._text_at[(0, seat)] = 0.0
+        self._beat_at[(0, seat)] = time.monotonic()
+        self.emit("followup_started", side=seat, question=question)
+
+    def followup_output(self, seat: str, text: str, elapsed: float) -> None:
+        self._output((0, seat), text, elapsed, side=seat, followup=True)
+
+    def followup_finished(self, seat: str, answer: str, status: str) -> None:
+        self._flush((0, seat), side=seat, followup=True)
+        self.emit("followup", side=seat, answer=answer, status=status)
+
+    def continued(self, after_round: int, rounds: int, note: str | None) -> None:
+        self.emit("continued", round=after_round + 1, rounds=rounds, note=note)
+
     # -- coalescing ----------------------------------------------------------------------
     def _output(self, key: tuple[int, str], text: str, elapsed: float, **where: object) -> None:
         now = time.monotonic()
@@ -207,6 +224,17 @@ class JsonlFile:
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
+
+
+def append_event(path: Path, event: str, **fields: object) -> None:
+    """One event appended to an events file outside a run (collab decide, continue),
+    numbered after its last line."""
+    sink = JsonlFile(path)
+    try:
+        EventStream(sink, first_seq=last_seq(path)).emit(event, **fields)
+        sink.check()
+    finally:
+        sink.close()
 
 
 def last_seq(path: Path) -> int:

@@ -57,6 +57,18 @@ class Listener:
     def judge_finished(self, text: str, fallback: bool) -> None:
         pass
 
+    def followup_started(self, seat: str, question: str) -> None:
+        """``collab ask``: a follow-up turn of ``seat`` (A, B or judge) begins."""
+
+    def followup_output(self, seat: str, text: str, elapsed: float) -> None:
+        """Like ``turn_output``, for a follow-up turn."""
+
+    def followup_finished(self, seat: str, answer: str, status: str) -> None:
+        pass
+
+    def continued(self, after_round: int, rounds: int, note: str | None) -> None:
+        """``collab continue``: ``rounds`` more rounds after round ``after_round``."""
+
     def run_finished(self, status: str, exit_code: int, error: str | None) -> None:
         """The last event of a run (also after Ctrl-C or a runner failure)."""
 

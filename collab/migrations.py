@@ -66,6 +66,14 @@ def m003_severity_and_evidence_checks(doc: Doc) -> None:
                 point.setdefault("severity", "major")
 
 
+@migration
+def m004_steering(doc: Doc) -> None:
+    """v4 → v5. Runs saved before a debate could be steered after it ended (collab decide, ask,
+    continue) had no decisions, follow-ups, continues or superseded summaries."""
+    for key in ("decisions", "followups", "continues", "superseded_judges"):
+        doc.setdefault(key, [])
+
+
 LATEST = len(MIGRATIONS) + 1
 
 

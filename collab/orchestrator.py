@@ -40,7 +40,7 @@ from collab.runners import RunnerFactory, runner_factory
 from collab.runners.base import Runner
 from collab.runners.turnfiles import TurnDir, reap_stale, stop_agents
 from collab.seats import Side
-from collab.state import Angle, Judge, RunState
+from collab.state import Angle, FollowUp, FollowUpSeat, Judge, RunState
 from collab.store import RunDir
 from collab.turn_taking import Clock, JudgeAnswer, TurnContext, Turns
 from collab.turns import TurnRecord
@@ -188,6 +188,77 @@ class Orchestrator:
             self.ui.run_finished(self.state.status, end[0], end[1])
         return Outcome(self.state, self.run_dir)
 
+    def ask(self, question: str, seats: Sequence[FollowUpSeat]) -> list[FollowUp]:
+        """``collab ask``: one more turn per seat, all at once (none sees another's answer),
+        kept as follow-ups; the turns, the ledger and the verdict are left as they are."""
+        with self.run_dir.locked(), sigterm_as_interrupt():
+            events_path = self.run_dir.path / EVENTS_FILE
+            log = self._log = JsonlFile(events_path)
+            stream = EventStream(log, *self.event_sinks, first_seq=last_seq(events_path))
+            self.ui = Locked(stream if self.listener is None else Fanout(self.listener, stream))
+            tdir = TurnDir(keep=self.cfg.keep_temp)
+            runner: Runner | None = None
+            try:
+                runner = self.runner_factory(tdir, self.state.run_id)
+                caller = AgentCaller(
+                    runner, tdir, self.agents, self.env, self.cfg.agent_setup, self.binaries
+                )
+                answers = self._ask(caller, runner, question, seats)
+                self.state.followups += answers
+                self._save()
+                self._write_reports()
+                return answers
+            except KeyboardInterrupt:
+                raise Interrupted("interrupted; no follow-up was kept") from None
+            finally:
+                try:
+                    stop_agents(tdir.path)
+                    if runner is not None:
+                        runner.close()
+                finally:
+                    tdir.cleanup()
+                    log.close()
+
+    def _ask(
+        self, caller: AgentCaller, runner: Runner, question: str, seats: Sequence[FollowUpSeat]
+    ) -> list[FollowUp]:
+        st = self.state
+        labels = labels_for(st.run_id, st.judge_first, self.cfg.role_a.name, self.cfg.role_b.name)
+        ledger = st.ledger()
+        after, when = st.rounds_done(), time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        answers: dict[FollowUpSeat, FollowUp] = {}
+
+        def one(seat: FollowUpSeat, c: AgentCaller) -> Callable[[], None]:
+            def go() -> None:
+                side: Side | None = None if seat == "judge" else seat
+                own = [t for t in st.turns if t.side == side and t.status in ("ok", "abstain")]
+                if side is None:
+                    judge = st.judge
+                    summary = None if judge is None else (judge.raw or labels.hide(judge.text))
+                else:
+                    summary = None if st.judge is None else st.judge.text
+                a = self.turns.follow_up(
+                    self._context(), c, side, question, ledger,
+                    last_reply=own[-1].prose if own else None, summary=summary, labels=labels,
+                )  # fmt: skip
+                answers[seat] = FollowUp(seat, question, a.text, a.status, after, when, a.meta)
+
+            return go
+
+        if len(seats) == 1:
+            one(seats[0], caller)()
+        else:
+            companion = runner.companion()
+            try:
+                callers = [caller, caller.with_runner(companion)]
+                tasks: dict[str, Callable[[], None]] = {
+                    seat: one(seat, callers[n % 2]) for n, seat in enumerate(seats)
+                }
+                run_parallel(tasks, cancel=self._cancel)
+            finally:
+                companion.close()
+        return [answers[seat] for seat in seats]
+
     # -- the loop ----------------------------------------------------------------------
     def _debate(self, caller: AgentCaller, runner: Runner) -> None:
         st = self.state
@@ -222,8 +293,9 @@ class Orchestrator:
         ledger, history = seen or (st.ledger(), self._history())
         blind = seen is not None
         return self.turns.take(
-            self._context(), caller, r, side, ledger, history, angle, blind=blind
-        )
+            self._context(), caller, r, side, ledger, history, angle, blind=blind,
+            note=st.note_for(r),
+        )  # fmt: skip
 
     def _blind_round(self, caller: AgentCaller, runner: Runner, todo: list[Side]) -> None:
         """Round 1 with both sides at once, in two panes (or two processes); each turn is
@@ -317,7 +389,13 @@ class Orchestrator:
             self.ui.warning("cost cap reached: summarising from the ledger instead of the judge")
         else:
             answer = self.turns.judge(
-                self._context(), caller, st.ledger(), self._history(), st.stop_reason, labels
+                self._context(),
+                caller,
+                st.ledger(),
+                self._history(),
+                st.stop_reason,
+                labels,
+                st.last_note(),
             )
         text = answer.text if answer.text is not None else fallback_summary(st)
         fallback = answer.text is None

@@ -52,7 +52,10 @@ from collab.text import for_prompt, prompt_cell, prompt_line
 
 __all__ = ["Prompts", "TemplateError", "TurnView"]
 
-_TEMPLATES = ("role.md.j2", "reask.md.j2", "judge.md.j2")
+_TEMPLATES = ("role.md.j2", "reask.md.j2", "judge.md.j2", "followup.md.j2")
+MAX_NOTE_CHARS = MAX_TOPIC_CHARS  # the decider's note (collab continue)
+MAX_QUESTION_CHARS = MAX_TOPIC_CHARS  # a follow-up question (collab ask)
+SUMMARY_CHARS = 40_000
 
 
 class TemplateError(CollabError):
@@ -99,9 +102,11 @@ class Prompts:
         angle: str | None,
         *,
         blind: bool = False,
+        note: str | None = None,
     ) -> str:
         """``blind``: this round's other side is never shown (round 1 of a blind opening,
-        also when that side's turn is already saved, as after a crash)."""
+        also when that side's turn is already saved, as after a crash). ``note``: the
+        decider's note for a round added by ``collab continue``."""
         recent = recent_turns(history, side, round_no)
         if blind:
             recent = [t for t in recent if t.round_no != round_no]
@@ -128,6 +133,7 @@ class Prompts:
             ),
             older_rounds_hidden=any(t.round_no < round_no - 2 for t in history),
             angle=prompt_line(angle, MAX_ANGLE_CHARS) if angle and angle.strip() else None,
+            note=_note(note),
             contract=contract_view(ledger),
             failed_evidence=failed_evidence(ledger, lambda s: f"Role {s}"),
             max_chars=cfg.max_chars,
@@ -162,6 +168,7 @@ class Prompts:
         history: Sequence[TurnView],
         stop_reason: str,
         labels: Labels,
+        note: str | None = None,
     ) -> str:
         """The sides only as "Position 1/2" (``labels``): no role names, no stance texts;
         the rounds stay in chronological order. The topic is left as it is."""
@@ -205,6 +212,65 @@ class Prompts:
             open_ids=[i.id for i in issues if i.status == "open"],
             history=turns,
             failed_evidence=failed_evidence(ledger, labels.label),
+            note=_note(None if note is None else labels.hide(note)),
+        )
+
+    def followup(
+        self,
+        cfg: DebateConfig,
+        seat: Side | None,
+        ledger: Ledger,
+        question: str,
+        *,
+        last_reply: str | None,
+        summary: str | None,
+        labels: Labels,
+    ) -> str:
+        """``collab ask``: one more turn for ``seat`` (None: the Judge, who sees the sides
+        only as "Position 1/2"), with the final ledger, the seat's last reply, the Judge's
+        summary and the question."""
+        cap = DEFAULT_LIMITS.max_evidence_chars
+        reply_cap = PROMPT_REPLY_FACTOR * cfg.max_chars
+        if seat is None:
+            first, second = labels.order()
+
+            def hide(text: str) -> str:
+                return labels.hide(text)
+
+            cols = (f"{LABELS[0]}'s evidence", f"{LABELS[1]}'s evidence")
+            rows = [
+                JudgeIssue(
+                    id=prompt_cell(i.id, 16), status=i.status,
+                    title=prompt_cell(hide(i.title), DEFAULT_LIMITS.max_title_chars),
+                    raised_by=labels.label(i.raised_by),
+                    evidence_1=prompt_cell(hide(i.evidence(first)), cap),
+                    evidence_2=prompt_cell(hide(i.evidence(second)), cap),
+                )
+                for i in ledger.issues
+            ]  # fmt: skip
+            issues: list[object] = [
+                {"id": r.id, "status": r.status, "title": r.title, "raised_by": r.raised_by,
+                 "evidence_a": r.evidence_1, "evidence_b": r.evidence_2}
+                for r in rows
+            ]  # fmt: skip
+            view: dict[str, object] = {"topic": for_prompt(cfg.topic.strip(), MAX_TOPIC_CHARS)}
+            question = hide(question)
+        else:
+            view = speaker(cfg, seat)
+            cols = ("A's evidence", "B's evidence")
+            issues = [issue_row(i, cap) for i in ledger.issues]
+        return self._render(
+            "followup.md.j2",
+            **view,
+            judge_seat=seat is None,
+            labels=LABELS,
+            col_a=cols[0],
+            col_b=cols[1],
+            issues=issues,
+            last_reply=for_prompt(last_reply.strip(), reply_cap) if last_reply else None,
+            summary=for_prompt(summary.strip(), SUMMARY_CHARS) if summary else None,
+            question=for_prompt(question.strip(), MAX_QUESTION_CHARS),
+            max_chars=cfg.max_chars,
         )
 
     def angle(self, index: int) -> str:
@@ -245,6 +311,10 @@ class Prompts:
                 raise TemplateError(f"{path}: angle {n} must be a non-empty string")
             angles.append(item.strip())
         return tuple(angles)
+
+
+def _note(note: str | None) -> str | None:
+    return for_prompt(note.strip(), MAX_NOTE_CHARS) if note and note.strip() else None
 
 
 def _where(exc: BaseException, name: str) -> str:

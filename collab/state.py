@@ -10,6 +10,7 @@ from typing import Literal, get_args
 from collab import __version__
 from collab.agents.decoding import Usage, sum_usage
 from collab.config import DebateConfig
+from collab.decision import DECISION_KINDS, HumanDecision
 from collab.errors import DamagedRun
 from collab.fields import DamagedField, Fields
 from collab.ledger import (
@@ -49,6 +50,38 @@ class Judge:
     raw: str | None = None  # the Judge's answer as written, for an audit
 
 
+FollowUpSeat = Literal["A", "B", "judge"]
+FOLLOWUP_SEATS: tuple[FollowUpSeat, ...] = get_args(FollowUpSeat)
+
+
+@dataclass
+class FollowUp:
+    """``collab ask``: one more turn of one seat after the debate; the ledger and the
+    verdict are left as they were."""
+
+    seat: FollowUpSeat
+    question: str
+    answer: str  # the reply as kept (cut at the reply cap), or a placeholder if it failed
+    status: str  # the call's status: ok, timeout, error, ...
+    after_round: int  # the rounds held when it was asked
+    when: str
+    meta: AgentMeta | None = None
+
+
+@dataclass
+class Continued:
+    """``collab continue``: rounds added to a finished debate, and the decider's note
+    that went into every prompt of them."""
+
+    after_round: int  # the rounds held before; the added ones follow
+    rounds: int
+    note: str | None
+    when: str
+
+    def covers(self, round_no: int) -> bool:
+        return self.after_round < round_no <= self.after_round + self.rounds
+
+
 @dataclass
 class RunState:
     run_id: str
@@ -75,6 +108,22 @@ class RunState:
     # The stance table the ledger is replayed with (collab.ledger.STANCE_TABLES): runs
     # saved before v2 keep v1 (migration m002).
     stance_table: TableName = CURRENT_TABLE
+    # What the person deciding recorded (collab decide), oldest first; never rewritten.
+    decisions: list[HumanDecision] = field(default_factory=list)
+    followups: list[FollowUp] = field(default_factory=list)
+    continues: list[Continued] = field(default_factory=list)
+    # The Judge summaries a continue replaced, oldest first (shown as superseded).
+    superseded_judges: list[Judge] = field(default_factory=list)
+
+    def note_for(self, round_no: int) -> str | None:
+        """The decider's note for a round added by ``collab continue`` (None: no note)."""
+        for c in self.continues:
+            if c.covers(round_no):
+                return c.note
+        return None
+
+    def last_note(self) -> str | None:
+        return self.continues[-1].note if self.continues else None
 
     # -- derived -------------------------------------------------------------------
     def ledger(self, upto_round: int | None = None) -> Ledger:
@@ -107,8 +156,12 @@ class RunState:
         for t in self.turns:
             if side is None or t.side == side:
                 metas += [m for m in (t.meta, t.reask) if m is not None]
-        if side is None and self.judge is not None and self.judge.meta is not None:
-            metas.append(self.judge.meta)
+        if side is None:
+            judges = [*self.superseded_judges, *([self.judge] if self.judge else [])]
+            metas += [j.meta for j in judges if j.meta is not None]
+            metas += [f.meta for f in self.followups if f.meta is not None]
+        else:
+            metas += [f.meta for f in self.followups if f.seat == side and f.meta is not None]
         return metas
 
     def cost_estimated(self) -> bool:
@@ -159,6 +212,10 @@ class RunState:
             "judge_first": self.judge_first,
             "origin": self.origin,
             "stance_table": self.stance_table,
+            "decisions": [d.to_dict() for d in self.decisions],
+            "followups": [asdict(f) for f in self.followups],
+            "continues": [asdict(c) for c in self.continues],
+            "superseded_judges": [asdict(j) for j in self.superseded_judges],
             # Derived, kept for readers of state.json (resume recomputes them).
             "ledger": ledger_to_dict(ledger),
             "round_ledgers": [ledger_to_dict(lg) for lg in self.round_ledgers()],
@@ -192,6 +249,10 @@ class RunState:
             judge_first=None if f.get("judge_first") is None else f.literal("judge_first", SIDES),
             origin=f.literal("origin", ORIGINS, "cli"),
             stance_table=f.literal("stance_table", TABLE_NAMES, CURRENT_TABLE),
+            decisions=[_decision(d) for d in f.items("decisions")],
+            followups=[_followup(x) for x in f.items("followups")],
+            continues=[_continued(x) for x in f.items("continues")],
+            superseded_judges=[_judge(x) for x in f.items("superseded_judges")],
         )
 
 
@@ -208,6 +269,39 @@ def _judge(f: Fields) -> Judge:
         fallback=f.bool("fallback", False),
         meta=None if meta is None else meta_from_fields(meta),
         raw=f.opt_str("raw"),
+    )
+
+
+def _followup(f: Fields) -> FollowUp:
+    meta = f.opt_obj("meta")
+    return FollowUp(
+        seat=f.literal("seat", FOLLOWUP_SEATS),
+        question=f.str("question"),
+        answer=f.str("answer"),
+        status=f.str("status"),
+        after_round=f.int("after_round"),
+        when=f.str("when", ""),
+        meta=None if meta is None else meta_from_fields(meta),
+    )
+
+
+def _continued(f: Fields) -> Continued:
+    return Continued(
+        after_round=f.int("after_round"),
+        rounds=f.int("rounds"),
+        note=f.opt_str("note"),
+        when=f.str("when", ""),
+    )
+
+
+def _decision(f: Fields) -> HumanDecision:
+    return HumanDecision(
+        kind=f.literal("kind", DECISION_KINDS),
+        text=f.str("text"),
+        by=f.str("by", ""),
+        when=f.str("when", ""),
+        option=f.opt_str("option"),
+        why=f.opt_str("why"),
     )
 
 

@@ -11,6 +11,7 @@
 - Judge fallback rate: runs whose summary had to be written from the ledger;
 - cost per resolved issue;
 - open blocking issues, and the share of cited evidence (``path:line``) that verified.
+- decided runs (``collab decide``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
+from collab.decision import current
 from collab.ledger import open_blocking
 from collab.state import RunState
 
@@ -44,6 +46,7 @@ class RunStats:
     cites_verified: int = 0
     conceded: int = 0  # issues dropped by their raiser's reasoned agree
     contract_turns: int = 0  # debater turns whose contract was usable
+    decided: bool = False
 
     @property
     def concession_rate(self) -> float | None:
@@ -102,6 +105,7 @@ def run_stats(state: RunState) -> RunStats:
         cites_verified=sum(1 for c in checks if c.status == "verified"),
         conceded=sum(1 for i in ledger.issues if i.resolution == "conceded"),
         contract_turns=sum(1 for t in debater_turns if t.contract is not None),
+        decided=current(state.decisions) is not None,
     )
 
 
@@ -128,6 +132,7 @@ class Stats:
     conceded: int = 0
     contract_turns: int = 0
     contract_rate: float | None = None
+    decided_runs: int = 0
 
 
 def aggregate(runs: Sequence[RunStats]) -> Stats:
@@ -162,6 +167,7 @@ def aggregate(runs: Sequence[RunStats]) -> Stats:
         conceded=sum(r.conceded for r in runs),
         contract_turns=sum(r.contract_turns for r in runs),
         contract_rate=_ratio(sum(r.contract_turns for r in runs), sum(r.turns for r in runs)),
+        decided_runs=sum(1 for r in runs if r.decided),
     )
 
 

@@ -69,6 +69,14 @@ class JudgeAnswer:
     meta: AgentMeta | None
 
 
+@dataclass(frozen=True)
+class FollowUpAnswer:
+    text: str  # as kept; a placeholder when the call failed
+    status: str
+    meta: AgentMeta
+    prompt_chars: int
+
+
 class Turns:
     def __init__(self, cfg: DebateConfig, prompts: Prompts) -> None:
         self.cfg = cfg
@@ -89,12 +97,16 @@ class Turns:
         angle: str | None,
         *,
         blind: bool = False,
+        note: str | None = None,
     ) -> TurnRecord:
         """``blind``: the prompt shows nothing of this round's other side (round 1).
-        The reply as the agent wrote it, uncut, goes to the run dir once."""
+        ``note``: the decider's note (a round added by ``collab continue``). The reply as
+        the agent wrote it, uncut, goes to the run dir once."""
         role = self.cfg.role(side)
         ui = ctx.listener
-        prompt = self.prompts.role(self.cfg, side, r, ledger, history, angle, blind=blind)
+        prompt = self.prompts.role(
+            self.cfg, side, r, ledger, history, angle, blind=blind, note=note
+        )
         ui.turn_started(r, side, role.name)
         res = caller.call(
             f"r{r}-{side}",
@@ -181,8 +193,9 @@ class Turns:
         history: Sequence[TurnView],
         stop_reason: str,
         labels: Labels,
+        note: str | None = None,
     ) -> JudgeAnswer:
-        prompt = self.prompts.judge(self.cfg, ledger, history, stop_reason, labels)
+        prompt = self.prompts.judge(self.cfg, ledger, history, stop_reason, labels, note)
         ui = ctx.listener
         res = self._call_judge(ctx, caller, "judge", prompt)
         if res.status != "ok":
@@ -221,6 +234,47 @@ class Turns:
         )  # fmt: skip
         caller.summarize(res, f"{res.status} · {res.meta.duration:.1f}s")
         return res
+
+    def follow_up(
+        self,
+        ctx: TurnContext,
+        caller: AgentCaller,
+        seat: Side | None,
+        question: str,
+        ledger: Ledger,
+        *,
+        last_reply: str | None,
+        summary: str | None,
+        labels: Labels,
+    ) -> FollowUpAnswer:
+        """``collab ask``: one more turn for ``seat`` (None: the Judge); no contract, so
+        the ledger is left as it is."""
+        name = "judge" if seat is None else seat
+        prompt = self.prompts.followup(
+            self.cfg, seat, ledger, question, last_reply=last_reply, summary=summary,
+            labels=labels,
+        )  # fmt: skip
+        choice = self.cfg.judge if seat is None else self.cfg.agent(seat)
+        timeout = self.cfg.judge_timeout if seat is None else self.cfg.turn_timeout
+        title = "⚖ The Judge" if seat is None else f"{SIDE_ICON[seat]} Role {seat}"
+        ui = ctx.listener
+        ui.followup_started(name, question)
+        res = caller.call(
+            f"ask-{name}", choice, prompt, ctx.timeout(timeout),
+            on_retry=lambda why, d: ui.warning(f"follow-up to {name}: {why} ({d})"),
+            title=f"{title} · a follow-up question",
+            on_text=lambda text, elapsed: ui.followup_output(name, text, elapsed),
+            text_limit=self.reply_cap(), cancel=ctx.cancel,
+        )  # fmt: skip
+        caller.summarize(res, f"{res.status} · {res.meta.duration:.1f}s")
+        if res.status != "ok":
+            answer = PLACEHOLDER[res.status]
+        else:
+            answer = cap(res.reply.text.strip(), self.reply_cap())
+            if seat is None:
+                answer = labels.reveal(answer)
+        ui.followup_finished(name, answer, res.status)
+        return FollowUpAnswer(answer, res.status, res.meta, len(prompt))
 
 
 def pane_summary(res: CallResult, contract: Contract | None, error: str | None) -> str:

@@ -43,6 +43,16 @@ def batches_dir() -> Path:
     return collab_home() / "batches"
 
 
+def batch_ids() -> list[str]:
+    """Every kept batch's id, newest first (ids begin with the time they were made)."""
+    base = batches_dir()
+    with storing(base, "read"):
+        if not base.is_dir():
+            return []
+        names = [e.name for e in base.iterdir() if e.name.startswith("batch-") and e.is_dir()]
+    return sorted(names, reverse=True)
+
+
 def new_batch_id() -> str:
     return "batch-" + time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
 

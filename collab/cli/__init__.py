@@ -18,7 +18,7 @@ import traceback
 
 import typer
 
-from collab.cli import background, ci, debate, info, runs, stats, watch
+from collab.cli import background, ci, debate, info, runs, stats, steer, watch
 from collab.cli.options import echo_json, echo_json_line
 from collab.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, CollabError
 
@@ -45,6 +45,9 @@ app.command(rich_help_panel=DEBATES)(watch.watch)
 app.command(rich_help_panel=DEBATES)(background.status)
 app.command(rich_help_panel=DEBATES)(background.result)
 app.command(rich_help_panel=DEBATES)(background.cancel)
+app.command("continue", rich_help_panel=DEBATES)(debate.continue_debate)
+app.command(rich_help_panel=DEBATES)(steer.ask)
+app.command(rich_help_panel=DEBATES)(steer.decide)
 app.command("list", rich_help_panel=RUNS)(runs.list_runs)
 app.command(rich_help_panel=RUNS)(runs.show)
 app.command(rich_help_panel=RUNS)(runs.export)

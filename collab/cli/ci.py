@@ -129,7 +129,9 @@ def _run_exit_code(doc: dict[str, object]) -> int | None:
 def comment(
     run_id: Annotated[
         str | None,
-        typer.Argument(metavar="ID", help="The run id (collab list); none with --notice."),
+        typer.Argument(
+            metavar="ID", help="The run (an id, prefix, suffix or @last); none with --notice."
+        ),
     ] = None,
     *,
     github_pr: Annotated[
@@ -180,7 +182,9 @@ def comment(
     else:
         if run_id is None:
             raise UsageError("give a run ID (collab list), or --notice TEXT")
-        doc = result_of(run_id)
+        from collab.run_ids import resolve_run_id
+
+        doc = result_of(resolve_run_id(run_id))
         key = _key(comment_key, _key_path(topic_file), str(doc.get("topic") or ""))
         g = gate_result(doc, policy_of(fail_on), None)
         line = None if g is None else g.reason

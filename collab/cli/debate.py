@@ -15,6 +15,7 @@ from collab.cli import background as c
 from collab.cli import ci
 from collab.cli import options as o
 from collab.cli.options import echo_json, echo_json_line, with_debate_options
+from collab.cli.runs import RunId
 from collab.errors import EXIT_FAILED
 
 if TYPE_CHECKING:
@@ -132,7 +133,12 @@ def batch(
 
 def resume(
     run_id: Annotated[
-        str, typer.Argument(metavar="ID", help="A run id (collab list) or a batch id.")
+        str,
+        typer.Argument(
+            metavar="ID",
+            help="A run (its id, a unique prefix or suffix, @last) or a batch (batch-…, "
+            "@last-batch).",
+        ),
     ],
     *,
     parallel: Annotated[
@@ -141,23 +147,60 @@ def resume(
     ] = None,
     as_json: o.Json = False,
 ) -> None:
-    """Continue a stopped or crashed run (or batch) at its first turn without a saved result."""
+    """Finish a stopped or crashed run (or batch) from its first turn without a saved
+    result. To add rounds to a finished debate, use collab continue."""
     from collab.doctor import check_prerequisites
     from collab.errors import UsageError
+    from collab.run_ids import LAST_BATCH, resolve_batch_id, resolve_run_id
     from collab.state import load_state
     from collab.store import RunDir
 
-    if run_id.startswith("batch-"):
-        from collab.batch.record import Batch
+    if run_id.startswith("batch-") or run_id == LAST_BATCH:
+        from collab.batch.record import Batch, batch_ids
 
-        b = Batch.load(run_id)
+        b = Batch.load(resolve_batch_id(run_id, batch_ids()))
         _run_batch(b, parallel or b.parallel, as_json)
         return
+    run_id = resolve_run_id(run_id)
     run_dir = RunDir(run_id)
     state = load_state(run_dir)
     if state.status == "done":
         raise UsageError(f"run {run_id} is already finished: collab show {run_id}")
     ready = check_prerequisites(state.config)
+    state = _drive(state, run_dir, ready, as_json=as_json, resumed=True)
+    _finish(state, run_dir, as_json)
+
+
+def continue_debate(
+    run_id: RunId,
+    *,
+    rounds: Annotated[
+        int,
+        typer.Option(
+            "--rounds", "-r", metavar="N", help="More rounds: 1–7 (a debate totals at most 14)."
+        ),
+    ] = 1,
+    note: Annotated[
+        str | None,
+        typer.Option(
+            "--note",
+            metavar="TEXT",
+            help="A note from you, the person who decides, put into every prompt of the "
+            "added rounds and the new Judge's.",
+        ),
+    ] = None,
+    as_json: o.Json = False,
+) -> None:
+    """More debate on a finished run: N more rounds with your note, then a new Judge
+    summary (the earlier one is kept, superseded). To finish an interrupted or failed
+    run, use collab resume instead."""
+    from collab.control.steer import prepare_continue
+    from collab.doctor import check_prerequisites
+    from collab.state import load_state
+    from collab.store import RunDir
+
+    ready = check_prerequisites(load_state(RunDir(run_id)).config)  # before any change
+    state, run_dir = prepare_continue(run_id, rounds, note)
     state = _drive(state, run_dir, ready, as_json=as_json, resumed=True)
     _finish(state, run_dir, as_json)
 

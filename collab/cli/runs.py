@@ -12,7 +12,20 @@ import typer
 from collab.cli import options as o
 from collab.cli.options import echo_json
 
-RunId = Annotated[str, typer.Argument(metavar="ID", help="The run id (collab list).")]
+
+def _resolve(ref: str | None) -> str:
+    from collab.run_ids import resolve_run_id
+
+    return resolve_run_id(ref)
+
+
+_ID_HELP = "The run: its id, a unique prefix, a unique suffix (4+ characters) or @last."
+# Every command that takes a run id resolves it here (collab.run_ids), before it runs.
+RunId = Annotated[str, typer.Argument(metavar="ID", help=_ID_HELP, callback=_resolve)]
+NewestRunId = Annotated[
+    str | None,
+    typer.Argument(metavar="[ID]", help=_ID_HELP + " [dim]\\[default: the newest run][/dim]"),
+]
 
 
 def list_runs(as_json: o.Json = False) -> None:
@@ -38,7 +51,7 @@ def list_runs(as_json: o.Json = False) -> None:
 
 
 def show(
-    run_id: RunId,
+    run_id: NewestRunId = None,
     *,
     fmt: Annotated[
         str, typer.Option("--format", "-f", metavar="FORMAT", help="md, json or html.")
@@ -48,7 +61,7 @@ def show(
     """Show a run: transcript, ledger and judge summary."""
     kind = "json" if as_json else fmt
     # Stored model text reaches a terminal here: cleaned in every format (_render_run).
-    sys.stdout.write(_render_run(run_id, kind))
+    sys.stdout.write(_render_run(_resolve(run_id), kind))
 
 
 def export(
@@ -56,7 +69,13 @@ def export(
     *,
     output: Annotated[
         Path,
-        typer.Option("--output", "-o", metavar="PATH", help="File to write: .html, .md or .json."),
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="PATH",
+            help="File to write: .html, .md or .json; for --format adr a file or the "
+            "directory of your records (it takes the next free number there).",
+        ),
     ],
     fmt: Annotated[
         str | None,
@@ -64,14 +83,19 @@ def export(
             "--format",
             "-f",
             metavar="FORMAT",
-            help="html, md or json [dim]\\[default: from the -o suffix][/dim]",
+            help="html, md, json or adr (an Architecture Decision Record, MADR layout) "
+            "[dim]\\[default: from the -o suffix][/dim]",
         ),
     ] = None,
 ) -> None:
-    """Write a run's report to a file (one self-contained HTML page, Markdown or JSON)."""
+    """Write a run's report to a file (one self-contained HTML page, Markdown, JSON, or an
+    Architecture Decision Record)."""
     from collab.errors import UsageError
-    from collab.store import atomic_write
 
+    if fmt == "adr":
+        output, text = _adr(run_id, output)
+        _write(output, text, mode=0o644)  # a record for the team's repository
+        return
     kind = fmt or {".html": "html", ".htm": "html", ".md": "md", ".json": "json"}.get(
         output.suffix.lower(), ""
     )
@@ -80,11 +104,43 @@ def export(
     text = _render_run(run_id, kind)
     if output.is_dir():
         raise UsageError(f"{output} is a directory")
+    _write(output, text)
+
+
+def _write(output: Path, text: str, mode: int = 0o600) -> None:
+    from collab.errors import UsageError
+    from collab.store import atomic_write
+
     try:
-        atomic_write(output, text)
+        atomic_write(output, text, mode=mode)
     except OSError as exc:
         raise UsageError(f"cannot write {output}: {exc.strerror}") from None
     sys.stderr.write(f"wrote {output}\n")
+
+
+def _adr(run_id: str, output: Path) -> tuple[Path, str]:
+    """The ADR's path (in a directory: the next free number) and its text, every line
+    that looks like a secret withheld (it lands in a repository)."""
+    from collab.errors import UsageError
+    from collab.report.adr import adr_markdown, file_name, next_number, withhold_lines
+    from collab.secret_scan import scan_text
+    from collab.state import load_state
+    from collab.store import RunDir
+
+    state = load_state(RunDir(run_id))
+    if state.status != "done":
+        raise UsageError(f"run {run_id} has not finished ({state.status}): collab resume {run_id}")
+    text = adr_markdown(state)
+    hits = {h.line: f"looked like a secret: {h.kind}" for h in scan_text(text, "adr.md")}
+    if hits:
+        text = withhold_lines(text, hits)
+        sys.stderr.write(f"withheld {len(hits)} line(s) that looked like secrets\n")
+    if output.is_dir():
+        names = [p.name for p in output.iterdir()]
+        output = output / file_name(next_number(names), state.config.topic)
+    elif output.suffix.lower() != ".md":
+        raise UsageError(f"an ADR is Markdown: give -o a .md file or a directory, not {output}")
+    return output, text
 
 
 def _render_run(run_id: str, fmt: str) -> str:

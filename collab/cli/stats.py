@@ -60,6 +60,7 @@ def stats(as_json: o.Json = False) -> None:
         ("cost", "n/a" if total.cost_usd is None else f"${total.cost_usd:.4f}"),
         ("cost per resolved issue", "n/a" if total.cost_per_resolved_usd is None
          else f"${total.cost_per_resolved_usd:.4f}"),
+        ("decided runs (collab decide)", str(total.decided_runs)),
     ]  # fmt: skip
     for name, value in rows:
         table.add_row(name, value)

@@ -11,13 +11,14 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING
 
 import typer
 
+from collab.cli.runs import RunId
+
 if TYPE_CHECKING:
     from collab.cli.live import DebateView
-
 
 POLL = 0.05
 # With no driver alive and nothing new for this long, the run is not going anywhere.
@@ -25,9 +26,7 @@ IDLE_GRACE = 2.0
 EXIT_BY_STATUS = {"done": 0, "failed": 1, "interrupted": 130}
 
 
-def watch(
-    run_id: Annotated[str, typer.Argument(metavar="ID", help="The run id (collab list).")],
-) -> None:
+def watch(run_id: RunId) -> None:
     """Follow a running debate live (or replay a finished one); exit with its exit code."""
     # rich's live view and the reports it pulls in cost ~0.3 s to import: only here,
     # not for every collab command (each command module is imported to build the CLI).

@@ -18,6 +18,7 @@ from collab.control.progress import EventReader, Progress, summary
 from collab.control.start import (
     STARTED_SCHEMA,
     Started,
+    drive_detached,
     start_detached,
     started_document,
     validate,
@@ -32,6 +33,7 @@ __all__ = [
     "RunStillGoing",
     "Started",
     "cancel_run",
+    "drive_detached",
     "driver_pid",
     "lock_holder",
     "pid_alive",

@@ -58,6 +58,18 @@ def start_detached(
     run_dir = RunDir(new_run_id())
     state = RunState(run_id=run_dir.run_id, config=cfg, status="pending", origin=origin)
     run_dir.create(state.to_dict())
+    return drive_detached(run_dir, cwd=cwd, env=env, reap=reap)
+
+
+def drive_detached(
+    run_dir: RunDir,
+    *,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    reap: bool = False,
+) -> Started:
+    """Start the driver of a saved run that is not done (a new one, or one ``collab
+    continue`` extended); return at once."""
     proc = spawn_driver(run_dir.run_id, run_dir.path / DRIVER_LOG, cwd, env)
     atomic_write(run_dir.path / DRIVER_PID_FILE, f"{proc.pid}\n")
     if reap:

@@ -27,16 +27,21 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPDeprecationWarning
 
 from collab import __version__, control
+from collab.control import steer
+from collab.control.decide import record_decision
 from collab.control.progress import Change
 from collab.control.status import WAIT_POLL
+from collab.doctor import check_prerequisites
 from collab.errors import CollabError, UsageError
+from collab.events import Listener
 from collab.mcp_server.args import McpLimits, debate_request, load_limits
 from collab.mcp_server.follow import follow
 from collab.mcp_server.slots import live_runs, start_within_cap
 from collab.mcp_server.tools import MAX_WAIT_S, TOOLS
 from collab.paths import config_path
 from collab.presets import load_presets
-from collab.report import list_document, presets_document
+from collab.report import list_document, presets_document, result_document
+from collab.run_ids import resolve_run_id
 from collab.state import RunState, load_state, stored_runs
 from collab.store import RunDir
 from collab.text import clean, clean_tree
@@ -67,6 +72,9 @@ class CollabServer:
             "debate_status": self.debate_status,
             "debate_result": self.debate_result,
             "debate_cancel": self.debate_cancel,
+            "debate_ask": self.debate_ask,
+            "debate_continue": self.debate_continue,
+            "debate_decide": self.debate_decide,
             "runs_list": self.runs_list,
             "presets_list": self.presets_list,
             "server_info": self.server_info,
@@ -162,9 +170,10 @@ class CollabServer:
     async def _visible(self, args: Args) -> RunDir:
         """The run named in ``args``, if this server may see it: one a model started,
         unless the user set ``all_runs`` in [mcp]."""
-        run_dir = RunDir(_run_id(args))
+        all_runs = (await anyio.to_thread.run_sync(load_limits)).all_runs
+        run_dir = RunDir(await anyio.to_thread.run_sync(_run_id, args, all_runs))
         state: RunState = await anyio.to_thread.run_sync(load_state, run_dir)
-        if state.origin != "mcp" and not (await anyio.to_thread.run_sync(load_limits)).all_runs:
+        if state.origin != "mcp" and not all_runs:
             raise UsageError(
                 f"run {run_dir.run_id} was not started over MCP; this server reads, cancels "
                 "and lists only the debates started over MCP (the user can set "
@@ -194,6 +203,73 @@ class CollabServer:
     async def debate_cancel(self, ctx: Ctx, args: Args) -> dict[str, object]:
         run_dir = await self._visible(args)
         return await anyio.to_thread.run_sync(control.cancel_run, run_dir.run_id)
+
+    # -- after the debate ------------------------------------------------------------------------
+    async def debate_ask(self, ctx: Ctx, args: Args) -> dict[str, object]:
+        run_dir = await self._visible(args)
+        limits = await self._room()
+        question, seat = args.get("question"), args.get("seat")
+        if not isinstance(question, str):
+            raise UsageError("question is required: what to ask")
+        if seat is not None and not isinstance(seat, str):
+            raise UsageError(f"seat must be A, B or judge, got {seat!r}")
+        rid = run_dir.run_id
+
+        def ask() -> dict[str, object]:
+            steer.ask_seats(rid, question, seat, Listener(), max_cost=limits.max_cost)
+            return control.result_of(rid)
+
+        return await anyio.to_thread.run_sync(ask)
+
+    async def debate_continue(self, ctx: Ctx, args: Args) -> dict[str, object]:
+        run_dir = await self._visible(args)
+        limits: McpLimits = await anyio.to_thread.run_sync(load_limits)
+        rounds, note = args.get("rounds", 1), args.get("note")
+        if not isinstance(rounds, int) or isinstance(rounds, bool):
+            raise UsageError(f"rounds must be an integer, got {rounds!r}")
+        if note is not None and not isinstance(note, str):
+            raise UsageError(f"note must be text, got {note!r}")
+        roots = await self._roots(ctx)
+        root = roots[0] if roots else self.workdir
+        rid = run_dir.run_id
+
+        def go() -> tuple[str, dict[str, object]]:
+            check_prerequisites(load_state(run_dir).config)  # before anything changes
+            steer.prepare_continue(rid, rounds, note, max_cost=limits.max_cost)
+            control.drive_detached(run_dir, cwd=root, reap=True)
+            return rid, control.status_document(run_dir)
+
+        _, doc = await anyio.to_thread.run_sync(start_within_cap, limits.max_concurrent, go)
+        doc["next"] = (
+            f"The added rounds run now (minutes). Poll debate_status with run_id {rid}; "
+            "once its phase is finished or stopped, call debate_result."
+        )
+        return doc
+
+    async def debate_decide(self, ctx: Ctx, args: Args) -> dict[str, object]:
+        run_dir = await self._visible(args)
+        choice, why, outcome = (args.get(k) for k in ("choice", "why", "outcome"))
+        for key, value in (("choice", choice), ("why", why), ("outcome", outcome)):
+            if value is not None and not isinstance(value, str):
+                raise UsageError(f"{key} must be text, got {value!r}")
+        by = f"mcp:{_client_name(ctx)}"
+
+        def decide() -> dict[str, object]:
+            state = record_decision(run_dir.run_id, choice=choice, why=why, outcome=outcome, by=by)
+            return result_document(state, run_dir)
+
+        return await anyio.to_thread.run_sync(decide)
+
+    async def _room(self) -> McpLimits:
+        """The limits, once fewer than max_concurrent MCP-started runs are going."""
+        limits: McpLimits = await anyio.to_thread.run_sync(load_limits)
+        live = await anyio.to_thread.run_sync(live_runs)
+        if len(live) >= limits.max_concurrent:
+            raise UsageError(
+                f"{len(live)} debates started over MCP are still running, the most collab "
+                "runs at once (max_concurrent in [mcp] of config.toml); wait for one to finish"
+            )
+        return limits
 
     # -- reference -----------------------------------------------------------------------------
     async def runs_list(self, ctx: Ctx, args: Args) -> dict[str, object]:
@@ -233,11 +309,34 @@ class CollabServer:
         }
 
 
-def _run_id(args: Args) -> str:
+def _run_id(args: Args, all_runs: bool) -> str:
+    """The full id of the run ``run_id`` names (collab.run_ids: prefix, suffix, @last),
+    among the runs this server may see; a whole id is taken as it is (the visibility
+    check then says why it may not be read)."""
     run_id = args.get("run_id")
     if not isinstance(run_id, str):
         raise UsageError("run_id is required: the id debate_start returned (or runs_list)")
-    return run_id
+    try:
+        if RunDir(run_id).exists():
+            return run_id
+    except UsageError:
+        pass  # not an id as it stands: the resolver says what is wrong with it
+    return resolve_run_id(run_id, visible=None if all_runs else _started_over_mcp)
+
+
+def _started_over_mcp(run_id: str) -> bool:
+    try:
+        return RunDir(run_id).load().get("origin") == "mcp"
+    except CollabError:
+        return False
+
+
+def _client_name(ctx: Ctx) -> str:
+    """The MCP client's name as it introduced itself (for ``by`` of a decision)."""
+    params = getattr(ctx.session, "client_params", None)
+    name = getattr(getattr(params, "client_info", None), "name", None)
+    text = clean(name).strip()[:60] if isinstance(name, str) else ""
+    return text or "unknown client"
 
 
 def _error(message: str) -> types.CallToolResult:

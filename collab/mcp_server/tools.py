@@ -8,13 +8,17 @@ from typing import Any
 
 import mcp_types as types
 
+from collab.control.steer import MAX_ROUNDS_PER_CONTINUE
+from collab.decision import MAX_DECISION_CHARS
 from collab.options import MAX_CONTEXT_FILES, OPTIONS, Option, offered
+from collab.prompts import MAX_NOTE_CHARS, MAX_QUESTION_CHARS
 from collab.report import SCHEMAS
 
-_RUN_ID = {
+_RUN_ID: dict[str, Any] = {
     "type": "string",
-    "pattern": "^[A-Za-z0-9_-]{1,64}$",
-    "description": "The run id debate_start returned (or one from runs_list).",
+    "pattern": "^(@last|[A-Za-z0-9_-]{1,64})$",
+    "description": "The run id debate_start returned (or one from runs_list), a unique "
+    "prefix of it, a unique suffix of at least 4 characters, or @last (the newest run).",
 }
 
 # What a debate takes over MCP: the options that offer the mcp surface (collab.options),
@@ -107,6 +111,27 @@ _FOLLOW = (
     "a user can watch it live with `collab watch RUN_ID`."
 )
 
+_ASK: dict[str, dict[str, Any]] = {
+    "question": {"type": "string", "minLength": 1, "maxLength": MAX_QUESTION_CHARS,
+                 "description": "The follow-up question (checked like the topic)."},
+    "seat": {"enum": ["A", "B", "judge"], "description": "Whom to ask: A, B or the Judge. "
+             "Default: both debaters at once, neither seeing the other's answer."},
+}  # fmt: skip
+_CONTINUE: dict[str, dict[str, Any]] = {
+    "rounds": {"type": "integer", "minimum": 1, "maximum": MAX_ROUNDS_PER_CONTINUE,
+               "description": "More rounds (a debate totals at most 14). Default 1."},
+    "note": {"type": "string", "maxLength": MAX_NOTE_CHARS, "description": "A note from the "
+             "person who decides, put into every prompt of the added rounds."},
+}  # fmt: skip
+_DECIDE: dict[str, dict[str, Any]] = {
+    "choice": {"type": "string", "maxLength": MAX_DECISION_CHARS, "description": "What the "
+               "user decided: an option id (O2) or an option's exact text when the debate "
+               "had options, free text otherwise. Record only what the user said."},
+    "why": {"type": "string", "maxLength": MAX_DECISION_CHARS, "description": "Why (with choice)."},
+    "outcome": {"type": "string", "maxLength": MAX_DECISION_CHARS,
+                "description": "Later: how the decision turned out (instead of choice)."},
+}  # fmt: skip
+
 TOOLS: tuple[types.Tool, ...] = (
     types.Tool(
         name="debate_start",
@@ -164,6 +189,38 @@ TOOLS: tuple[types.Tool, ...] = (
         input_schema=_input(DEBATE_PROPS, ("topic",)),
         output_schema=_output("collab.result/1"),
         annotations=_hints(read_only=False, open_world=True, title="Run a debate to the end"),
+    ),
+    types.Tool(
+        name="debate_ask",
+        title="Ask a debater or the Judge",
+        description="After a debate has ended: ask one seat (or both debaters at once) a "
+        "follow-up question and wait for the answer(s) (about a minute). The answers are "
+        "kept with the run (followups in collab.result/1) and change neither the ledger "
+        "nor the verdict. Counts against this server's max_concurrent and max_cost.",
+        input_schema=_input({"run_id": _RUN_ID, **_ASK}, ("run_id", "question")),
+        output_schema=_output("collab.result/1"),
+        annotations=_hints(read_only=False, open_world=True, title="Ask a debater or the Judge"),
+    ),
+    types.Tool(
+        name="debate_continue",
+        title="Continue a finished debate",
+        description="Add rounds to a debate that has finished (not an interrupted one: "
+        "`collab resume RUN_ID` finishes that), with the user's note in every prompt, then a "
+        "new Judge summary; the earlier summary is kept as superseded. Returns at once; "
+        "follow it with debate_status, then debate_result. " + _FOLLOW,
+        input_schema=_input({"run_id": _RUN_ID, **_CONTINUE}, ("run_id",)),
+        output_schema=_output("collab.status/1", next={"type": "string"}),
+        annotations=_hints(read_only=False, open_world=True, title="Continue a finished debate"),
+    ),
+    types.Tool(
+        name="debate_decide",
+        title="Record the decision",
+        description="Record what the user decided after a debate (choice, why), or later "
+        "how it turned out (outcome). Deciding again supersedes; the history is kept. "
+        "Record only what the user told you; never decide for them.",
+        input_schema=_input({"run_id": _RUN_ID, **_DECIDE}, ("run_id",)),
+        output_schema=_output("collab.result/1"),
+        annotations=_hints(read_only=False, title="Record the decision"),
     ),
     types.Tool(
         name="runs_list",

@@ -78,7 +78,21 @@ def result_document(state: RunState, run_dir: RunDir) -> dict[str, object]:
         },
         "paths": paths,
         "resume": None if state.status == "done" else f"collab resume {state.run_id}",
-    }
+        "decisions": [d.to_dict() for d in state.decisions],
+        "followups": [
+            {"seat": f.seat, "question": f.question, "answer": f.answer, "status": f.status,
+             "after_round": f.after_round, "when": f.when,
+             "cost_usd": None if f.meta is None else f.meta.cost_usd}
+            for f in state.followups
+        ],
+        "continues": [
+            {"after_round": c.after_round, "rounds": c.rounds, "note": c.note, "when": c.when}
+            for c in state.continues
+        ],
+        "superseded_judges": [
+            {"markdown": j.text, "fallback": j.fallback} for j in state.superseded_judges
+        ],
+    }  # fmt: skip
 
 
 def error_document(kind: str, message: str, exit_code: int) -> dict[str, object]:

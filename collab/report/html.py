@@ -22,6 +22,7 @@ from collab.evidence import marks
 from collab.ledger import Issue, Ledger, Status, counts, get
 from collab.report.markdown import fmt_cost, judge_title, tokens_line
 from collab.report.markup import markdown_html, prose_html
+from collab.report.steering import steering_md
 from collab.state import Angle, RunState
 from collab.text import clean
 from collab.turns import TurnRecord
@@ -161,6 +162,9 @@ def render_html(state: RunState) -> str:
         if judge is None
         else markdown_html(judge.text, heading_shift=1, raw_html=not judge.fallback)
     )
+    steering = steering_md(state)
+    if steering:
+        nav.insert(1, ("steering", "Decision"))
     ledger = state.ledger()
     template = _env().get_template("report.html.j2")
     return template.render(
@@ -174,6 +178,7 @@ def render_html(state: RunState) -> str:
         judge_title=judge_title(state),
         judge_cost=None if judge is None or judge.meta is None else judge.meta.cost_usd,
         summary=summary,
+        steering=markdown_html(steering) if steering else None,
         tokens=tokens_line(state),
         ledger=ledger,
         ledger_counts=counts(ledger),

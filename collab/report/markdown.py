@@ -14,6 +14,7 @@ from itertools import groupby
 from collab.ledger import get, open_blocking
 from collab.ledger_summary import ledger_markdown
 from collab.report.markup import demote_headings
+from collab.report.steering import steering_md
 from collab.state import RunState
 from collab.stats import run_stats
 from collab.text import md_cell
@@ -138,6 +139,8 @@ def transcript_md(state: RunState) -> str:
     if state.judge is not None:
         title = "Summary (from the ledger)" if state.judge.fallback else "Judge"
         out += [f"## {title}", "", state.judge.text.strip(), ""]
+    if steering := steering_md(state):
+        out += [steering]
     return "\n".join(out)
 
 
@@ -191,7 +194,10 @@ def render_markdown_report(state: RunState) -> str:
         if state.judge is None
         else demote_headings(state.judge.text.strip())
     )
-    out += ["", f"## {judge_title(state)}", "", judge, "", "## Final ledger", ""]
+    out += ["", f"## {judge_title(state)}", "", judge, ""]
+    if steering := steering_md(state):
+        out += [steering]
+    out += ["## Final ledger", ""]
     out.append(ledger_markdown(ledger.issues))
     lgs = state.round_ledgers()
     if ledger.issues and lgs:

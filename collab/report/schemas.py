@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, get_args
 
 from collab.convergence import STOP_REASONS
+from collab.decision import DECISION_KINDS
 from collab.doctor import Level
 from collab.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_PREREQ, EXIT_USAGE
 from collab.ledger import STATUSES, Resolution
@@ -93,6 +94,19 @@ _COUNTS = {
     "required": ["open", "resolved", "dropped"],
 }
 
+_DECISION = {
+    "type": "object",
+    "properties": {
+        "kind": {"enum": list(DECISION_KINDS)},
+        "text": {"type": "string"},
+        "option": {"type": ["string", "null"], "pattern": "^O[1-9][0-9]*$"},
+        "why": _STR_OR_NULL,
+        "by": {"type": "string"},
+        "when": {"type": "string"},
+    },
+    "required": ["kind", "text", "option", "why", "by", "when"],
+}
+
 RESULT = _doc(
     "collab.result/1",
     {
@@ -160,6 +174,51 @@ RESULT = _doc(
             "required": ["run_dir", "state"],
         },
         "resume": _STR_OR_NULL,
+        "decisions": {
+            "type": "array",
+            "description": "collab decide, oldest first; the last choice is in force",
+            "items": _DECISION,
+        },
+        "followups": {
+            "type": "array",
+            "description": "collab ask: follow-up questions and answers; the ledger is unchanged",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "seat": {"enum": ["A", "B", "judge"]},
+                    "question": {"type": "string"},
+                    "answer": {"type": "string"},
+                    "status": {"type": "string"},
+                    "after_round": {"type": "integer", "minimum": 0},
+                    "when": {"type": "string"},
+                    "cost_usd": _NUM_OR_NULL,
+                },
+                "required": ["seat", "question", "answer", "status", "after_round"],
+            },
+        },
+        "continues": {
+            "type": "array",
+            "description": "collab continue: rounds added after the debate first ended",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "after_round": {"type": "integer", "minimum": 0},
+                    "rounds": {"type": "integer", "minimum": 1},
+                    "note": _STR_OR_NULL,
+                    "when": {"type": "string"},
+                },
+                "required": ["after_round", "rounds", "note"],
+            },
+        },
+        "superseded_judges": {
+            "type": "array",
+            "description": "Judge summaries a continue replaced, oldest first",
+            "items": {
+                "type": "object",
+                "properties": {"markdown": {"type": "string"}, "fallback": {"type": "boolean"}},
+                "required": ["markdown", "fallback"],
+            },
+        },
     },
     ["run_id", "status", "stop_reason", "topic", "rounds", "ledger", "counts", "turns",
      "judge", "cost_usd", "paths", "resume"],
@@ -338,6 +397,10 @@ EVENT = _doc(
                 "judge_started",
                 "judge_finished",
                 "run_finished",
+                "decided",
+                "followup_started",
+                "followup",
+                "continued",
             ]
         },
         **_WHERE,
@@ -365,6 +428,7 @@ EVENT["allOf"] = [
 ]  # fmt: skip
 
 _RATE = {"type": ["number", "null"], "minimum": 0, "maximum": 1}
+_COUNT_0 = {"type": "integer", "minimum": 0}
 STATS = _doc(
     "collab.stats/1",
     {
@@ -386,6 +450,7 @@ STATS = _doc(
         "open_blocking": {"type": "integer", "minimum": 0},
         "cites": {"type": "integer", "minimum": 0},
         "evidence_verified_rate": _RATE,
+        "decided_runs": _COUNT_0,
         "per_run": {"type": "array", "items": {"type": "object"}},
     },
     ["runs", "turns", "concession_rate", "verdicts", "salvage_rate", "per_run"],

@@ -32,7 +32,9 @@ VERDICT = "## TL;DR\n- the judge's scripted verdict" + JUDGE_REST
 TOOLS = {
     "debate_start", "debate_status", "debate_result", "debate_cancel", "debate",
     "runs_list", "presets_list", "server_info",
+    "debate_ask", "debate_continue", "debate_decide",
 }  # fmt: skip
+OPEN_WORLD = {"debate", "debate_start", "debate_ask", "debate_continue"}
 READ_ONLY = {"debate_status", "debate_result", "runs_list", "presets_list", "server_info"}
 
 
@@ -79,7 +81,7 @@ def test_tools_have_schemas_and_hints(fake_agent: FakeAgent) -> None:
         hints = tool.annotations
         assert hints.read_only_hint is (tool.name in READ_ONLY), tool.name
         assert hints.destructive_hint is (tool.name == "debate_cancel"), tool.name
-        assert hints.open_world_hint is (tool.name in ("debate", "debate_start")), tool.name
+        assert hints.open_world_hint is (tool.name in OPEN_WORLD), tool.name
     start = next(t for t in tools if t.name == "debate_start")
     props = start.input_schema["properties"]
     assert start.input_schema["required"] == ["topic"]

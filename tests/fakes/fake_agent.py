@@ -243,6 +243,7 @@ def main(argv: list[str]) -> int:
             "format": fmt,
             "argv": argv,
             "prompt": prompt[:200],
+            "prompt_chars": len(prompt),
         }
         action = _next_action(script_path, prompt, record)
     else:

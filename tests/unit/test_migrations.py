@@ -27,6 +27,9 @@ def v1_doc() -> Doc:
     }  # fmt: skip
 
 
+STEERING: Doc = {"decisions": [], "followups": [], "continues": [], "superseded_judges": []}
+
+
 class Row(NamedTuple):
     test_id: str
     where: tuple[str | int, ...]
@@ -45,6 +48,10 @@ ROWS = [
     Row("point-severity-major", ("turns", 0, "contract", "new_points", 1, "severity"), "major"),
     Row("evidence-checks-empty", ("turns", 1, "evidence_checks"), []),
     Row("stance-table-v1", ("stance_table",), "v1"),
+    Row("decisions-none", ("decisions",), []),
+    Row("followups-none", ("followups",), []),
+    Row("continues-none", ("continues",), []),
+    Row("superseded-judges-none", ("superseded_judges",), []),
     Row("version", ("schema_version",), LATEST),
 ]
 
@@ -67,16 +74,17 @@ def test_what_a_v1_run_said_is_kept() -> None:
 def test_damage_is_left_for_the_loader_to_name() -> None:
     doc: Doc = {"schema_version": 1, "config": "oops", "turns": ["x", 3], "judge": 7}
     assert migrate(copy.deepcopy(doc), 1) == {
-        **doc, "schema_version": LATEST, "judge_first": None, "stance_table": "v1"
+        **doc, "schema_version": LATEST, "judge_first": None, "stance_table": "v1", **STEERING
     }  # fmt: skip
 
 
 def test_versions_are_named_and_counted() -> None:
-    assert LATEST == len(MIGRATIONS) + 1 == 4
+    assert LATEST == len(MIGRATIONS) + 1 == 5
     assert [m.__name__ for m in MIGRATIONS] == [
         "m001_protocol_v2_fields",
         "m002_stance_table_v1",
         "m003_severity_and_evidence_checks",
+        "m004_steering",
     ]
     current = migrate(v1_doc(), 1)
     assert migrate(copy.deepcopy(current), LATEST) == current  # nothing to do at the latest
@@ -99,6 +107,17 @@ def test_a_v2_run_keeps_the_v1_stance_table() -> None:
     """A run saved before the stance table v2 replays its ledger by the old rule, and a
     run that already says which table it uses keeps it."""
     doc: Doc = {"schema_version": 2, "run_id": "r"}
-    assert migrate(copy.deepcopy(doc), 2) == {**doc, "schema_version": LATEST, "stance_table": "v1"}
+    assert migrate(copy.deepcopy(doc), 2) == {
+        **doc,
+        "schema_version": LATEST,
+        "stance_table": "v1",
+        **STEERING,
+    }
     said: Doc = {"schema_version": 2, "stance_table": "v2"}
     assert migrate(copy.deepcopy(said), 2)["stance_table"] == "v2"
+
+
+def test_a_v4_run_keeps_what_it_recorded_and_gets_no_steering() -> None:
+    doc: Doc = {"schema_version": 4, "run_id": "r", "decisions": [{"kind": "choice"}]}
+    out = migrate(copy.deepcopy(doc), 4)
+    assert out == {**STEERING, **doc, "schema_version": LATEST}

@@ -19,6 +19,7 @@ import pytest
 from collab.agents.decoding import Usage
 from collab.config import AgentChoice, ContextFile, DebateConfig, Role
 from collab.contract import Contract, NewPoint, StanceUpdate
+from collab.decision import HumanDecision
 from collab.errors import UsageError
 from collab.seats import Side
 from collab.state import Angle, Judge, RunState, load_state
@@ -84,6 +85,10 @@ def saved_state() -> RunState:
         judge=Judge("## TL;DR", fallback=False, meta=_meta("claude", Usage(1, 2, 3, 4))),
         warnings=["run warning"],
         temp_dir="/tmp/collab-x",
+        decisions=[
+            HumanDecision("choice", "sessions", "ana", "2026-12-01T12:00:00+0000", why="revoke"),
+            HumanDecision("outcome", "fine", "ana", "2026-12-02T12:00:00+0000"),
+        ],
     )
     run_dir = RunDir(RUN_ID)
     run_dir.create()

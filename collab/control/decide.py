@@ -1,0 +1,80 @@
+"""``collab decide`` (and MCP ``debate_decide``): record the decision a run served, or how
+it turned out, in its state.json, its events and its reports. Deciding again appends:
+the earlier decision stays, superseded (:mod:`collab.decision`).
+
+The run's lock is taken for the write, so a run being driven is refused (exit 2) rather
+than raced; the text is cleaned, capped and secret-scanned like a topic.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import time
+
+from collab.decision import HumanDecision, resolve_choice, user_text
+from collab.errors import UsageError
+from collab.eventlog import append_event
+from collab.report import write_reports
+from collab.secret_scan import ensure_no_secrets
+from collab.state import RunState, load_state
+from collab.store import RunDir
+
+EVENTS_FILE = "events.jsonl"
+MAX_BY_CHARS = 100
+
+
+def decider() -> str:
+    """Who decides on this machine: ``$USER``, else the login name of this process."""
+    name = os.environ.get("USER", "").strip()
+    if not name:
+        try:
+            name = pwd.getpwuid(os.getuid()).pw_name
+        except KeyError:
+            name = f"uid {os.getuid()}"
+    return name
+
+
+def record_decision(
+    run_id: str,
+    *,
+    choice: str | None = None,
+    why: str | None = None,
+    outcome: str | None = None,
+    by: str | None = None,
+) -> RunState:
+    """Append a choice (``choice``, ``why``) or an outcome to run ``run_id`` (a full id)."""
+    if (choice is None) == (outcome is None):
+        raise UsageError("give --choice (the decision) or --outcome (how it turned out)")
+    if outcome is not None and why is not None:
+        raise UsageError("--why goes with --choice")
+    who = user_text(by or decider(), "the decider's name", MAX_BY_CHARS)
+    run_dir = RunDir(run_id)
+    state = load_state(run_dir)  # an unknown or damaged run says so before the lock
+    with run_dir.locked():
+        state = load_state(run_dir)
+        if choice is not None:
+            option, text = resolve_choice(choice, _options(state))
+            reason = None if why is None else user_text(why, "--why")
+            entry = HumanDecision("choice", text, who, _now(), option=option, why=reason)
+        else:
+            assert outcome is not None
+            entry = HumanDecision("outcome", user_text(outcome, "--outcome"), who, _now())
+        ensure_no_secrets(
+            "", [], others=[(f"--{entry.kind}", entry.text), ("--why", entry.why or "")]
+        )
+        state.decisions.append(entry)
+        run_dir.save(state.to_dict())
+        append_event(run_dir.path / EVENTS_FILE, "decided", **entry.to_dict())
+        write_reports(state, run_dir)
+    return state
+
+
+def _options(state: RunState) -> tuple[str, ...]:
+    """The options the run weighed: none yet (``--option`` is still to come), so a choice
+    is free text; collab.decision.resolve_choice validates an option id once there are."""
+    return ()
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z")

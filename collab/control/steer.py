@@ -1,0 +1,146 @@
+"""After a debate ends: ``collab ask`` (one more turn per seat, kept as a follow-up) and
+``collab continue`` (more rounds with the decider's note, then a new Judge). The one
+implementation behind the CLI and the MCP tools.
+
+The question and the note are untrusted text like the topic: cleaned, capped and
+secret-scanned here, and made inert (``collab.text.for_prompt``) where a prompt shows
+them. Nothing rewrites history: a follow-up leaves the turns, the ledger and the verdict
+as they are; a continue appends rounds and keeps the replaced summary as superseded.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+from collab.decision import user_text
+from collab.doctor import check_prerequisites
+from collab.errors import UsageError
+from collab.eventlog import append_event
+from collab.events import Listener
+from collab.orchestrator import EVENTS_FILE, Orchestrator
+from collab.prompts import MAX_NOTE_CHARS, MAX_QUESTION_CHARS
+from collab.runners import runner_factory
+from collab.secret_scan import ensure_no_secrets
+from collab.state import FOLLOWUP_SEATS, Continued, FollowUp, FollowUpSeat, RunState, load_state
+from collab.store import RunDir
+
+MAX_ROUNDS_TOTAL = 14
+MAX_ROUNDS_PER_CONTINUE = 7
+DEBATERS: tuple[FollowUpSeat, ...] = ("A", "B")
+
+
+def seats_of(seat: str | None) -> tuple[FollowUpSeat, ...]:
+    """``--seat``: A, B or judge (any case); none named is both debaters."""
+    if seat is None:
+        return DEBATERS
+    name = seat.strip()
+    name = name.upper() if name.upper() in ("A", "B") else name.lower()
+    for known in FOLLOWUP_SEATS:
+        if name == known:
+            return (known,)
+    raise UsageError(f"--seat must be A, B or judge, got {seat!r}")
+
+
+def question_text(question: str) -> str:
+    text = user_text(question, "the question", MAX_QUESTION_CHARS)
+    ensure_no_secrets("", [], others=[("the question", text)])
+    return text
+
+
+def note_text(note: str | None) -> str | None:
+    if note is None:
+        return None
+    text = user_text(note, "--note", MAX_NOTE_CHARS)
+    ensure_no_secrets("", [], others=[("--note", text)])
+    return text
+
+
+def check_cost(state: RunState, what: str) -> None:
+    """Refused once the run's total (follow-ups included) has reached its --max-cost."""
+    cap = state.config.max_cost
+    spent = state.cost_usd() or 0.0
+    if cap is not None and spent >= cap:
+        raise UsageError(
+            f"run {state.run_id} has spent ${spent:.4f} of its --max-cost ${cap:g}: no {what}"
+        )
+
+
+def ask_seats(
+    run_id: str,
+    question: str,
+    seat: str | None,
+    listener: Listener,
+    *,
+    max_cost: float | None = None,
+) -> list[FollowUp]:
+    """Ask ``seat`` (None: both debaters at once) ``question`` about run ``run_id``; the
+    answers are kept as follow-ups. ``max_cost`` (MCP's cap) bounds the run's total too."""
+    seats = seats_of(seat)
+    text = question_text(question)
+    run_dir = RunDir(run_id)
+    state = load_state(run_dir)
+    if not state.turns:
+        raise UsageError(f"run {run_id} has no turns yet: nothing to ask about")
+    if max_cost is not None:
+        cap = min(max_cost, state.config.max_cost or max_cost)
+        state.config = replace(state.config, max_cost=cap)
+    check_cost(state, "follow-up")
+    ready = check_prerequisites(state.config)
+    orch = Orchestrator(
+        state,
+        run_dir,
+        agents=ready.agents,
+        binaries=ready.binaries,
+        runner_factory=runner_factory(state.config.runner),
+        listener=listener,
+    )
+    return orch.ask(text, seats)  # refused (exit 2) while the run is being driven
+
+
+def extend(state: RunState, rounds: int, note: str | None, when: str | None = None) -> RunState:
+    """``state`` made ready for ``rounds`` more rounds: the Judge's summary kept as
+    superseded, the stop reason cleared, the note recorded for those rounds. Pure."""
+    rid = state.run_id
+    if state.status != "done":
+        raise UsageError(
+            f"run {rid} is {state.status}: continue adds rounds to a finished debate; "
+            f"finish this one first with collab resume {rid}"
+        )
+    if not 1 <= rounds <= MAX_ROUNDS_PER_CONTINUE:
+        raise UsageError(f"--rounds must be 1–{MAX_ROUNDS_PER_CONTINUE}, got {rounds}")
+    held = state.rounds_done()
+    if held + rounds > MAX_ROUNDS_TOTAL:
+        raise UsageError(
+            f"run {rid} has held {held} rounds; a debate totals at most {MAX_ROUNDS_TOTAL} "
+            f"(at most {max(0, MAX_ROUNDS_TOTAL - held)} more)"
+        )
+    if state.judge is not None:
+        state.superseded_judges.append(state.judge)
+    state.judge = None
+    state.stop_reason, state.stop_detail, state.error = None, "", None
+    state.config = replace(state.config, rounds=held + rounds)
+    stamp = when or time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    state.continues.append(Continued(held, rounds, note, stamp))
+    state.status = "pending"  # from here on, collab resume finishes it like any run
+    return state
+
+
+def prepare_continue(
+    run_id: str, rounds: int, note: str | None, *, max_cost: float | None = None
+) -> tuple[RunState, RunDir]:
+    """Validate and save the continue (under the run's lock); the caller drives it.
+    ``max_cost`` (MCP's cap) bounds the run's total too."""
+    text = note_text(note)
+    run_dir = RunDir(run_id)
+    with run_dir.locked():
+        state = extend(load_state(run_dir), rounds, text)
+        if max_cost is not None:
+            cap = min(max_cost, state.config.max_cost or max_cost)
+            state.config = replace(state.config, max_cost=cap)
+        check_cost(state, "more rounds")
+        run_dir.save(state.to_dict())
+        c = state.continues[-1]
+        append_event(run_dir.path / EVENTS_FILE, "continued", round=c.after_round + 1,
+                     rounds=c.rounds, note=c.note)  # fmt: skip
+    return state, run_dir

@@ -1,0 +1,107 @@
+"""A run id as a person types it: the whole id, a unique prefix, a unique suffix of at
+least :data:`MIN_SUFFIX` characters (ids start with the date, so ``3fa9c1`` is what
+people remember), ``@last`` (the newest run by start time, any status) or ``@last-batch``.
+
+:func:`match` is the pure rule; :func:`resolve_run_id` and :func:`resolve_batch_id` apply
+it to what is on disk. Every command and MCP tool that takes a run id goes through them.
+An id that matches nothing, or more than one run, is a :class:`UsageError` (exit 2) that
+lists the matches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from collab.errors import UsageError
+from collab.store import runs_dir, scan_runs, storing
+
+LAST = "@last"
+LAST_BATCH = "@last-batch"
+MIN_SUFFIX = 4
+SHOWN = 8  # matches listed in an ambiguity error
+
+FORMS = (
+    "a run id, a unique prefix, a unique suffix of at least 4 characters, or @last (collab list)"
+)
+
+
+def match(ref: str, ids: Sequence[str]) -> list[str]:
+    """The ids ``ref`` names, in the order of ``ids`` (newest first): the one equal to it,
+    else those it begins, else those it ends (``ref`` of at least :data:`MIN_SUFFIX`)."""
+    if ref in ids:
+        return [ref]
+    by_prefix = [i for i in ids if i.startswith(ref)]
+    if by_prefix:
+        return by_prefix
+    if len(ref) < MIN_SUFFIX:
+        return []
+    return [i for i in ids if i.endswith(ref)]
+
+
+def pick(ref: str, ids: Sequence[str], what: str = "run") -> str:
+    """The one id of ``ids`` (newest first) that ``ref`` names, or a UsageError."""
+    ref = ref.strip()
+    if not ref:
+        raise UsageError(f"an empty {what} id: give {FORMS}")
+    if ref in (LAST, LAST_BATCH):
+        if not ids:
+            many = "batches" if what == "batch" else f"{what}s"
+            raise UsageError(f"no {many} yet: {ref} names the newest one")
+        return ids[0]
+    if ref.startswith("@") or not _plain(ref):
+        raise UsageError(f"not a {what} id: {ref!r} (give {FORMS})")
+    found = match(ref, ids)
+    if not found:
+        short = (
+            f" (a suffix needs at least {MIN_SUFFIX} characters)" if len(ref) < MIN_SUFFIX else ""
+        )
+        raise UsageError(f"no {what} with id {ref}{short}: see collab list")
+    if len(found) > 1:
+        listed = ", ".join(found[:SHOWN]) + (" …" if len(found) > SHOWN else "")
+        raise UsageError(f"{what} id {ref} is ambiguous ({len(found)} match: {listed})")
+    return found[0]
+
+
+def run_ids(root: Path | None = None, by_start: bool = False) -> list[str]:
+    """Every stored run's id, newest first: by the id's own time stamp, or (``by_start``,
+    which reads every state.json) by the start time each run recorded."""
+    if by_start:
+        return [r.run_id for r in scan_runs(root)]
+    base = root or runs_dir()
+    with storing(base, "read"):
+        if not base.is_dir():
+            return []
+        names = [e.name for e in base.iterdir() if _plain(e.name) and e.is_dir()]
+    return sorted(names, reverse=True)
+
+
+def resolve_run_id(
+    ref: str | None,
+    root: Path | None = None,
+    visible: Callable[[str], bool] | None = None,
+) -> str:
+    """The full id of the run ``ref`` names (None: the newest); ``visible`` narrows the runs
+    to those a caller may see (an MCP server's)."""
+    if ref is not None and ref.startswith("batch-"):
+        raise UsageError(f"{ref} is a batch id; this takes a run id")
+    if ref == LAST_BATCH:
+        raise UsageError(f"{LAST_BATCH} names a batch; this takes a run id (use {LAST})")
+    base = root or runs_dir()
+    if ref is not None and _plain(ref) and (base / ref / "state.json").is_file():
+        ids = [ref]  # the whole id: no listing of every run
+    else:
+        ids = run_ids(base, by_start=ref in (None, LAST))
+    if visible is not None:
+        ids = [i for i in ids if visible(i)]
+    return pick(LAST if ref is None else ref, ids)
+
+
+def resolve_batch_id(ref: str, ids: Sequence[str]) -> str:
+    """The full id of the batch ``ref`` names among ``ids`` (newest first); ``@last`` and
+    ``@last-batch`` both name the newest batch."""
+    return pick(LAST if ref == LAST_BATCH else ref, ids, "batch")
+
+
+def _plain(ref: str) -> bool:
+    return bool(ref) and len(ref) <= 64 and all(c.isalnum() or c in "-_" for c in ref)
