@@ -8,7 +8,7 @@ never a local path. Pure: no I/O; the caller scans the text for secrets
 (:func:`withhold_lines`) before it lands in a repository.
 
 The Judge's sections are found by :func:`judge_sections` through the one shared list
-of required sections (:data:`collab.judging.REQUIRED_SECTIONS`) and its heading rules.
+of required sections (:data:`collab.judge.answer.REQUIRED_SECTIONS`) and its heading rules.
 """
 
 from __future__ import annotations
@@ -18,14 +18,14 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 
 from collab.decision import adr_status, current, superseded
-from collab.judging import REQUIRED_SECTIONS, Section, headings
+from collab.judge.answer import REQUIRED_SECTIONS, Section, headings
 from collab.ledger import Issue
 from collab.report.markup import demote_headings
 from collab.seats import Side
 from collab.state import RunState
 from collab.text import clean, md_cell, one_line
 
-# The Judge's sections: the shared list of required ones (collab.judging), and those an
+# The Judge's sections: the shared list of required ones (collab.judge.answer), and those an
 # ADR reads besides, named as the Judge prompt asks for them (templates/*/judge.md.j2).
 _ADR_SECTIONS: tuple[Section, ...] = (
     *REQUIRED_SECTIONS,
@@ -39,7 +39,7 @@ MAX_TITLE = 120
 
 
 def _key_of(line: str) -> str | None:
-    """The section a heading line names (normalised as collab.judging does)."""
+    """The section a heading line names (normalised as collab.judge.answer does)."""
     found = headings(line)
     if not found:
         return None
