@@ -14,6 +14,7 @@ from bench import quality
 from bench.quality_cases import load_all
 from bench.quality_score import score
 from collab.prompts import Prompts
+from tests.helpers import JUDGE_REST
 
 pytestmark = pytest.mark.e2e
 
@@ -66,7 +67,7 @@ def script() -> dict[str, Any]:
     sort_b = [NOTHING, reply(stances=[
         {"id": "I1", "stance": "contest", "evidence": "orders.py:4 maps sort to fixed columns"}]),
         NOTHING]  # fmt: skip
-    rules = [rule(["neutral judge"], ["## TL;DR\n- scripted judge\n"])]
+    rules = [rule(["neutral judge"], ["## TL;DR\n- scripted judge\n" + JUDGE_REST])]
     a, b = "You are **Reviewer**", "You are **Author**"
     for n in ("1", "2", "3"):  # one rule (one reply counter) per protocol: "round r of n."
         single = n == "1"
