@@ -21,8 +21,7 @@ from bench.results import BenchResult, le, spread
 from bench.stats import interleave, median, summary
 
 if TYPE_CHECKING:
-    from collab.ledger import Ledger
-    from collab.turns import TurnRecord
+    pass
 
 NAME = "blind"
 TOPIC = "Should our public API replace server-side sessions with stateless JWTs?"
@@ -74,27 +73,26 @@ class _RoundOneOver(Exception):
 
 def one(variant: str) -> float:
     """Round 1's wall time of a debate stopped after round 1."""
-    from collab.events import Listener
+    from collab.events import LedgerUpdated, Logged, RoundStarted, TurnFinished
 
     opening, runner = variant.split("-", 1)
 
-    class Round1(Listener):
+    class Round1:
         def __init__(self) -> None:
             self.started = 0.0
             self.done: list[float] = []
 
-        def round_started(self, round_no: int, total: int) -> None:
-            if round_no == 1:
+        def __call__(self, logged: Logged) -> None:
+            ev = logged.event
+            if isinstance(ev, RoundStarted) and ev.round == 1:
                 self.started = time.time()
-
-        def turn_finished(self, turn: TurnRecord) -> None:
-            if turn.status != "ok" or turn.reask is not None:
-                raise RuntimeError(f"blind bench turn failed: {turn.status} {turn.meta.error}")
-            if turn.round_no == 1:
-                self.done.append(time.time())
-
-        def round_finished(self, round_no: int, ledger: Ledger) -> None:
-            raise _RoundOneOver
+            elif isinstance(ev, TurnFinished):
+                if ev.status != "ok":
+                    raise RuntimeError(f"blind bench turn failed: {ev.status} {ev.warnings}")
+                if ev.round == 1:
+                    self.done.append(time.time())
+            elif isinstance(ev, LedgerUpdated):
+                raise _RoundOneOver
 
     lis = Round1()
     calls: list[RunnerCall] = []
@@ -107,6 +105,8 @@ def one(variant: str) -> float:
     else:
         raise RuntimeError(f"{variant}: the debate went on past round 1")
     st = orch.state
+    if any(t.reask is not None for t in st.turns):
+        raise RuntimeError(f"{variant}: a turn was re-asked")
     if len(lis.done) != 2 or st.config.opening != opening or len(calls) != 2:
         raise RuntimeError(f"{variant}: {len(lis.done)} round-1 turns, error {st.error}")
     return lis.done[1] - lis.started

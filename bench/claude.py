@@ -4,7 +4,7 @@ Side by side, interleaved: bare ``claude -p --output-format json --no-session-pe
 < prompt`` calls timed directly (same env, same working directory), and 3-round debates
 (+ judge, sequential opening) driven in-process by the Orchestrator with the tmux runner
 and the built-in ``claude`` agent. A turn's wall time in collab is ``turn_started`` →
-``turn_finished`` (``judge_started`` → ``judge_finished``) from a Listener: the runner,
+``turn_finished`` (``judge_started`` → ``judge_finished``) from its events: the runner,
 the CLI, contract parsing, the ledger and the state save. Our overhead per turn = median
 collab turn − median bare call. Skipped, with the reason, when the binary is missing.
 """
@@ -26,8 +26,7 @@ from bench.results import BenchResult, le, spread
 from bench.stats import median, percentile, summary
 
 if TYPE_CHECKING:
-    from collab.seats import Side
-    from collab.turns import TurnRecord
+    pass
 
 NAME = "claude"
 ROUNDS = 3
@@ -157,16 +156,16 @@ def _sample_prompt() -> str:
 @dataclass(frozen=True)
 class Pair:
     kind: str  # "turn" | "judge"
-    turn: float  # wall of the turn in collab (Listener events)
+    turn: float  # wall of the turn in collab (its events)
     runner: float  # wall of runner.run() for it
     bare: float  # the bare claude call made right after it
 
 
 def _debate(env: dict[str, str], between: Callable[[], float]) -> list[Pair]:
     """One debate; ``between`` (a bare call) runs after every turn, outside the timed spans."""
-    from collab.events import Listener
+    from collab.events import JudgeFinished, JudgeStarted, Logged, TurnFinished, TurnStarted
 
-    class Timer(Listener):
+    class Timer:
         def __init__(self) -> None:
             self.started = 0.0
             self.done: list[tuple[str, float, float]] = []
@@ -175,19 +174,16 @@ def _debate(env: dict[str, str], between: Callable[[], float]) -> list[Pair]:
             wall = time.time() - self.started
             self.done.append((kind, wall, between()))
 
-        def turn_started(self, round_no: int, side: Side, role_name: str) -> None:
-            self.started = time.time()
-
-        def turn_finished(self, turn: TurnRecord) -> None:
-            if turn.status != "ok" or turn.reask is not None:
-                raise RuntimeError(f"claude turn failed: {turn.status} {turn.meta.error}")
-            self._finish("turn")
-
-        def judge_started(self) -> None:
-            self.started = time.time()
-
-        def judge_finished(self, text: str, fallback: bool) -> None:
-            self._finish("judge")
+        def __call__(self, logged: Logged) -> None:
+            ev = logged.event
+            if isinstance(ev, TurnStarted | JudgeStarted):
+                self.started = time.time()
+            elif isinstance(ev, TurnFinished):
+                if ev.status != "ok":
+                    raise RuntimeError(f"claude turn failed: {ev.status} {ev.warnings}")
+                self._finish("turn")
+            elif isinstance(ev, JudgeFinished):
+                self._finish("judge")
 
     calls: list[RunnerCall] = []
     made: list[tuple[float, float]] = []
@@ -201,6 +197,8 @@ def _debate(env: dict[str, str], between: Callable[[], float]) -> list[Pair]:
     st = outcome.state
     if st.status != "done" or st.judge is None or st.judge.fallback:
         raise RuntimeError(f"claude debate: status {st.status}, error {st.error}")
+    if any(t.reask is not None for t in st.turns):
+        raise RuntimeError("claude debate: a turn was re-asked")
     if len(calls) != len(timer.done):
         raise RuntimeError(f"{len(calls)} runner calls for {len(timer.done)} turns")
     return [

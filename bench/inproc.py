@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from collab.agents import AgentSpec
     from collab.config import DebateConfig
-    from collab.events import Listener
+    from collab.eventlog import Sink
     from collab.orchestrator import Orchestrator
     from collab.runners import RunnerFactory
     from collab.runners.base import ProcessResult, Runner, TurnJob
@@ -67,7 +67,7 @@ def timed_debate(
     agent: str,
     rounds: int,
     runner: str,
-    listener: Listener,
+    sink: Sink | None,
     calls: list[RunnerCall],
     made: list[tuple[float, float]],
     tmux_calls: list[tuple[str, float]] | None = None,
@@ -89,7 +89,7 @@ def timed_debate(
         run_dir,
         agents=agents,
         runner_factory=timed_factory(runner_factory(cfg.runner), calls, made, tmux_calls),
-        listener=listener,
+        event_sinks=() if sink is None else (sink,),
         env=env,
     )
 

@@ -7,7 +7,7 @@ bench agent (≈2 ms of bash start-up per turn therefore counts as *our* overhea
 Four variants, interleaved so machine noise hits all alike:
 
 - ``inproc-tmux`` / ``inproc-subprocess``: ``collab.orchestrator.Orchestrator`` driven in
-  this process with ``collab.runners.runner_factory`` and a no-op ``Listener``. The runner
+  this process with ``collab.runners.runner_factory`` and no event sink. The runner
   is wrapped to time each ``run()``, which splits the overhead into: prep (config, run
   dir, Orchestrator/Prompts construction), setup (lock, temp dir, runner/pane creation,
   first prompt), per turn launch (``run()`` entered → agent's first instruction),
@@ -203,8 +203,6 @@ def one(ctx: Ctx, variant: str) -> Sample:
 
 
 def inproc(ctx: Ctx, kind: str) -> Sample:
-    from collab.events import Listener
-
     log = ctx.env.new_log(f"ov-inproc-{kind}")
     os.environ["BENCH_AGENT_LOG"] = str(log)
     calls: list[RunnerCall] = []
@@ -214,7 +212,7 @@ def inproc(ctx: Ctx, kind: str) -> Sample:
         ru0 = resource.getrusage(resource.RUSAGE_SELF)
         rc0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.time()
-        orch = timed_debate(TOPIC, "bench", ROUNDS, kind, Listener(), calls, made, tmux_calls)
+        orch = timed_debate(TOPIC, "bench", ROUNDS, kind, None, calls, made, tmux_calls)
         t_run = time.time()
         outcome = orch.run()
         t1 = time.time()

@@ -328,7 +328,6 @@ def _run_protocol(
     case: Case, protocol: str, agent: str, model: str | None, timeout: float | None
 ) -> Any:
     from bench.inproc import new_run
-    from collab.events import Listener
     from collab.orchestrator import Orchestrator
     from collab.runners import runner_factory
 
@@ -338,7 +337,6 @@ def _run_protocol(
     state, run_dir = new_run(cfg)
     orch = Orchestrator(
         state, run_dir, agents=agents, runner_factory=runner_factory("subprocess"),
-        listener=Listener(),
     )  # fmt: skip
     return orch.run().state
 
@@ -346,7 +344,7 @@ def _run_protocol(
 def _single(cfg: Any, agents: Mapping[str, Any]) -> Any:
     """One call: the opening prompt of the reviewer seat, one-seat ledger."""
     from collab.caller import AgentCaller
-    from collab.events import Listener
+    from collab.eventlog import EventStream
     from collab.evidence_files import check_turn
     from collab.ledger import Ledger
     from collab.prompts import Prompts
@@ -362,7 +360,7 @@ def _single(cfg: Any, agents: Mapping[str, Any]) -> Any:
     try:
         caller = AgentCaller(runner, tdir, agents, setup=cfg.agent_setup)
         ctx = TurnContext(
-            listener=Listener(), deadline=time.monotonic() + cfg.budget, clock=time.monotonic,
+            events=EventStream(), deadline=time.monotonic() + cfg.budget, clock=time.monotonic,
             cancel=threading.Event(),
         )  # fmt: skip
         turns = Turns(cfg, Prompts(cfg.lang))

@@ -9,7 +9,7 @@ Every reply starts with a marker word of its own; the first time it is visible
 
 - (a) in the tmux pane: a thread polls ``tmux capture-pane -p`` on the run's session
   every ~10 ms (the time taken when capture-pane returns);
-- (b) in the main view: the Listener's first non-empty ``turn_output`` (``judge_output``)
+- (b) in the main view: the first non-empty ``text`` event of the turn (the Judge's)
   for that turn, time.time() when it is called.
 
 Latency = that moment − ``first_text_at`` of the turn's request. For scale, the CLI's own
@@ -41,8 +41,6 @@ from bench.stats import median, summary
 
 if TYPE_CHECKING:
     from collab.agents import AgentSpec
-    from collab.seats import Side
-    from collab.turns import TurnRecord
 
 NAME = "stream"
 TOPIC = "Should our public API replace server-side sessions with stateless JWTs?"
@@ -96,7 +94,7 @@ def run(ctx: Ctx) -> BenchResult:
         + (f" · {missed} turns never seen" if missed else ""),
     )
     res.row(
-        "stream: first token at the API → main view (listener turn_output)",
+        "stream: first token at the API → main view (its first text event)",
         median(view) if view else None,
         "ms",
         le(TARGET_MS),
@@ -168,7 +166,7 @@ class Latency:
     step: str
     first_text_at: float
     pane: float | None  # seconds from first_text_at to visible in the pane
-    view: float | None  # … to the listener's first non-empty text
+    view: float | None  # … to the first non-empty text event
 
 
 def _marker(d: int, step: str) -> str:
@@ -182,7 +180,7 @@ def _slow(text: str) -> Any:
 
 
 def _latency_debate(ctx: Ctx, rc: RealClaude, d: int) -> list[Latency]:
-    from collab.events import Listener
+    from collab.events import Logged, Text, TurnFinished
 
     srv = rc.server
     srv.reset()
@@ -199,21 +197,19 @@ def _latency_debate(ctx: Ctx, rc: RealClaude, d: int) -> list[Latency]:
     order = [s for pair in zip(steps["A"], steps["B"], strict=True) for s in pair] + ["judge"]
     markers = {s: _marker(d, s) for s in order}
 
-    class Seen(Listener):
+    class Seen:
+        """The first text event of each turn (a turn's first words go out at once)."""
+
         def __init__(self) -> None:
             self.first: dict[str, float] = {}
 
-        def turn_output(self, round_no: int, side: Side, text: str, elapsed: float) -> None:
-            if text.strip():
-                self.first.setdefault(f"r{round_no}-{side}", time.time())
-
-        def judge_output(self, text: str, elapsed: float) -> None:
-            if text.strip():
-                self.first.setdefault("judge", time.time())
-
-        def turn_finished(self, turn: TurnRecord) -> None:
-            if turn.status != "ok" or turn.reask is not None:
-                raise RuntimeError(f"stream turn failed: {turn.status} {turn.meta.error}")
+        def __call__(self, logged: Logged) -> None:
+            ev = logged.event
+            if isinstance(ev, Text) and ev.text.strip():
+                step = "judge" if ev.round is None else f"r{ev.round}-{ev.side}"
+                self.first.setdefault(step, time.time())
+            elif isinstance(ev, TurnFinished) and ev.status != "ok":
+                raise RuntimeError(f"stream turn failed: {ev.status} {ev.warnings}")
 
     seen = Seen()
     calls: list[RunnerCall] = []
@@ -344,7 +340,7 @@ class Pair:
 def _overhead_debate(rc: RealClaude, spec: AgentSpec) -> list[Pair]:
     from bench.claude import _sample_prompt
     from collab.agents import build_argv
-    from collab.events import Listener
+    from collab.events import JudgeFinished, JudgeStarted, Logged, TurnFinished, TurnStarted
 
     prompt_file = rc.work / f"bare-{spec.name}.txt"
     prompt_file.write_text(_sample_prompt(), encoding="utf-8")
@@ -363,28 +359,27 @@ def _overhead_debate(rc: RealClaude, spec: AgentSpec) -> list[Pair]:
         wall = time.time() - started[0]
         pairs.append(Pair(kind, wall, rc.call(argv, prompt_file).wall, agent_life(step)))
 
-    class Timer(Listener):
-        def turn_started(self, round_no: int, side: Side, role_name: str) -> None:
+    def timer(logged: Logged) -> None:
+        ev = logged.event
+        if isinstance(ev, TurnStarted):
             if not tdir:
                 tdir.append(Path(orch.state.temp_dir or ""))
             started[0] = time.time()
-
-        def turn_finished(self, turn: TurnRecord) -> None:
-            if turn.status != "ok" or turn.reask is not None or turn.meta.attempts != 1:
-                raise RuntimeError(f"claude turn failed: {turn.status} {turn.meta.error}")
-            finish("turn", f"r{turn.round_no}-{turn.side}-1")
-
-        def judge_started(self) -> None:
+        elif isinstance(ev, TurnFinished):
+            turn = orch.state.turns[-1]  # saved before its event
+            if ev.status != "ok" or turn.reask is not None or turn.meta.attempts != 1:
+                raise RuntimeError(f"claude turn failed: {ev.status} {turn.meta.error}")
+            finish("turn", f"r{ev.round}-{ev.side}-1")
+        elif isinstance(ev, JudgeStarted):
             started[0] = time.time()
-
-        def judge_finished(self, text: str, fallback: bool) -> None:
+        elif isinstance(ev, JudgeFinished):
             finish("judge", "judge-1")
 
     calls: list[RunnerCall] = []
     made: list[tuple[float, float]] = []
     extra = {} if spec.name == "claude" else {spec.name: spec}
     orch = timed_debate(
-        TOPIC, spec.name, OVERHEAD_ROUNDS, "tmux", Timer(), calls, made, env=rc.env,
+        TOPIC, spec.name, OVERHEAD_ROUNDS, "tmux", timer, calls, made, env=rc.env,
         opening="sequential", extra_agents=extra,
     )  # fmt: skip
     st = orch.run().state

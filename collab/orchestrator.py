@@ -1,7 +1,8 @@
-"""The debate loop and nothing else: it calls the pieces and tells a Listener what happened.
+"""The debate loop and nothing else: it calls the pieces and tells the event stream what
+happened (typed events, :mod:`collab.events`).
 
 Each turn gets one :class:`TurnContext` built here (the budget's deadline, the run dir for
-its reply, the listener, the cancel flag); nothing below calls back up.
+its reply, the event stream, the cancel flag); nothing below calls back up.
 """
 
 from __future__ import annotations
@@ -27,7 +28,18 @@ from collab.errors import (
     StorageError,
 )
 from collab.eventlog import EventStream, JsonlFile, Sink, last_seq
-from collab.events import Fanout, Listener, Locked
+from collab.events import (
+    AngleInjected,
+    JudgeFinished,
+    JudgeStarted,
+    LedgerUpdated,
+    RoundStarted,
+    RunFinished,
+    RunStarted,
+    RunWarning,
+    Stopped,
+    TurnFinished,
+)
 from collab.evidence_files import check_turn
 from collab.judge.answer import labels_for
 from collab.judge.labels import first_side
@@ -58,7 +70,7 @@ class Outcome:
 
 
 class Orchestrator:
-    ui: Listener  # the listener and the event stream, one event at a time (set by run)
+    events: EventStream  # events.jsonl and the sinks, one event at a time (set by run)
 
     def __init__(
         self,
@@ -67,7 +79,6 @@ class Orchestrator:
         *,
         agents: Mapping[str, AgentSpec],
         runner_factory: RunnerFactory,
-        listener: Listener | None = None,
         binaries: Mapping[str, str] | None = None,
         env: Mapping[str, str] | None = None,
         resumed: bool = False,
@@ -79,7 +90,6 @@ class Orchestrator:
         self.run_dir = run_dir
         self.agents = agents
         self.runner_factory = runner_factory
-        self.listener = listener
         self.binaries = binaries
         self.event_sinks = tuple(event_sinks)
         self.env = env
@@ -103,10 +113,7 @@ class Orchestrator:
         with self.run_dir.locked(), sigterm_as_interrupt():
             events_path = self.run_dir.path / EVENTS_FILE
             log = self._log = JsonlFile(events_path)
-            stream = EventStream(log, *self.event_sinks, first_seq=last_seq(events_path))
-            # Turns of a blind round report from worker threads: one event at a time.
-            ui = stream if self.listener is None else Fanout(self.listener, stream)
-            self.ui = Locked(ui)
+            self.events = EventStream(log, *self.event_sinks, first_seq=last_seq(events_path))
             try:
                 return self._run()
             finally:
@@ -130,11 +137,18 @@ class Orchestrator:
             self.state.error = None
             self._save()
             self._begun = True
-            self.ui.run_started(
-                self.state.run_id, self.cfg, runner.name, runner.attach_hint(), self.resumed
-            )
+            cfg = self.cfg
+            self.events.emit(
+                RunStarted(
+                    run_id=self.state.run_id, topic=cfg.topic, preset=cfg.preset,
+                    rounds=cfg.rounds, runner=runner.name, attach=runner.attach_hint(),
+                    resumed=self.resumed, roles={"A": cfg.role_a.name, "B": cfg.role_b.name},
+                )
+            )  # fmt: skip
             for note in context_drift(self.cfg.contexts) if self.resumed else []:
-                self.ui.warning(note)  # the run keeps the context text saved in state.json
+                self.events.emit(
+                    RunWarning(note)
+                )  # the run keeps the context text saved in state.json
                 if note not in self.state.warnings:
                     self.state.warnings.append(note)
             self._debate(caller, runner)
@@ -185,7 +199,7 @@ class Orchestrator:
             if not tdir.keep and not self._unsaved:
                 self.state.temp_dir = None
                 self._save()
-            self.ui.run_finished(self.state.status, end[0], end[1])
+            self.events.emit(RunFinished(self.state.status, end[0], end[1]))
         return Outcome(self.state, self.run_dir)
 
     def ask(self, question: str, seats: Sequence[FollowUpSeat]) -> list[FollowUp]:
@@ -194,8 +208,7 @@ class Orchestrator:
         with self.run_dir.locked(), sigterm_as_interrupt():
             events_path = self.run_dir.path / EVENTS_FILE
             log = self._log = JsonlFile(events_path)
-            stream = EventStream(log, *self.event_sinks, first_seq=last_seq(events_path))
-            self.ui = Locked(stream if self.listener is None else Fanout(self.listener, stream))
+            self.events = EventStream(log, *self.event_sinks, first_seq=last_seq(events_path))
             tdir = TurnDir(keep=self.cfg.keep_temp)
             runner: Runner | None = None
             try:
@@ -267,7 +280,7 @@ class Orchestrator:
         for r in range(1, self.cfg.rounds + 1):
             if r in st.checked_rounds:
                 continue
-            self.ui.round_started(r, self.cfg.rounds)
+            self.events.emit(RoundStarted(r, self.cfg.rounds))
             todo = [side for side in SIDES if st.turn(r, side) is None]
             if r == 1 and self.cfg.opening == "blind" and todo:
                 # Both sides write at once, neither seeing the other; the cost cap and the
@@ -325,14 +338,14 @@ class Orchestrator:
             st.turns.sort(key=lambda t: (t.round_no, t.side))
             self._save()
             for w in rec.warnings:
-                self.ui.warning(w)
-            self.ui.turn_finished(rec)
+                self.events.emit(RunWarning(w))
+            self.events.emit(TurnFinished.of(rec))
 
     def _end_of_round(self, r: int) -> bool:
         """The stop rules after round ``r``; True when the debate stops here."""
         st = self.state
         ledger = st.ledger()
-        self.ui.round_finished(r, ledger)
+        self.events.emit(LedgerUpdated(r, ledger))
         decision = convergence.check(
             st.round_ledgers(),
             self.cfg.rounds,
@@ -344,7 +357,7 @@ class Orchestrator:
         if decision.inject_angle:
             text = self.prompts.angle(r - 1)
             st.angle = Angle(round_no=r + 1, text=text, issue_ids=decision.circular_ids)
-            self.ui.angle_injected(r + 1, text, decision.circular_ids)
+            self.events.emit(AngleInjected(r + 1, text, decision.circular_ids))
         if decision.stop is not None:
             self._stop(decision.stop, decision.detail)
             return True
@@ -369,9 +382,9 @@ class Orchestrator:
         self.state.stop_detail = detail
         if reason == "no-contract":  # not a result: say so, as a warning too
             self.state.warnings.append(detail)
-            self.ui.warning(detail)
+            self.events.emit(RunWarning(detail))
         self._save()
-        self.ui.stopped(reason, detail)
+        self.events.emit(Stopped(reason, detail))
 
     def _judge(self, caller: AgentCaller) -> None:
         st = self.state
@@ -379,14 +392,16 @@ class Orchestrator:
             return
         if st.stop_reason is None:
             st.stop_reason, st.stop_detail = "max-rounds", f"reached {self.cfg.rounds} rounds"
-        self.ui.judge_started()
+        self.events.emit(JudgeStarted())
         if st.judge_first is None:
             st.judge_first = first_side(st.run_id)  # recorded, so the run can be audited
         labels = labels_for(st.run_id, st.judge_first, self.cfg.role_a.name, self.cfg.role_b.name)
         cap = self.cfg.max_cost
         answer = JudgeAnswer(None, None, None)
         if cap is not None and (st.cost_usd() or 0.0) >= cap:
-            self.ui.warning("cost cap reached: summarising from the ledger instead of the judge")
+            self.events.emit(
+                RunWarning("cost cap reached: summarising from the ledger instead of the judge")
+            )
         else:
             answer = self.turns.judge(
                 self._context(),
@@ -401,7 +416,7 @@ class Orchestrator:
         fallback = answer.text is None
         st.judge = Judge(text=text, fallback=fallback, meta=answer.meta, raw=answer.raw)
         self._save()
-        self.ui.judge_finished(text, fallback)
+        self.events.emit(JudgeFinished(text, fallback))
 
     # -- helpers -----------------------------------------------------------------------
     def _history(self) -> list[TurnView]:
@@ -411,7 +426,7 @@ class Orchestrator:
 
     def _context(self) -> TurnContext:
         deadline = self._started + self.cfg.budget
-        return TurnContext(self.ui, deadline, self.clock, self._cancel, self.run_dir)
+        return TurnContext(self.events, deadline, self.clock, self._cancel, self.run_dir)
 
     def _budget_spent(self) -> bool:
         return self.clock() - self._started >= self.cfg.budget

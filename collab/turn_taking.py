@@ -16,7 +16,8 @@ from collab.caller import AgentCaller, CallResult
 from collab.config import DebateConfig
 from collab.contract import Contract
 from collab.contract_parse import parse as parse_contract
-from collab.events import Listener
+from collab.eventlog import EventStream
+from collab.events import FollowupFinished, FollowupStarted, RunWarning, TurnRetry, TurnStarted
 from collab.judge import answer
 from collab.judge.labels import Labels
 from collab.ledger import Ledger
@@ -42,7 +43,7 @@ class TurnContext:
     """What a turn needs from its run, built once by the orchestrator and handed down:
     nothing below asks back up for the time left or for where things go."""
 
-    listener: Listener  # who hears what the turn does (already safe across threads)
+    events: EventStream  # who hears what the turn does (safe across threads)
     deadline: float  # when the run's time budget ends, on ``clock``
     clock: Clock
     cancel: threading.Event  # set when the run stops: a running call ends
@@ -103,17 +104,17 @@ class Turns:
         ``note``: the decider's note (a round added by ``collab continue``). The reply as
         the agent wrote it, uncut, goes to the run dir once."""
         role = self.cfg.role(side)
-        ui = ctx.listener
+        ui = ctx.events
         prompt = self.prompts.role(
             self.cfg, side, r, ledger, history, angle, blind=blind, note=note
         )
-        ui.turn_started(r, side, role.name)
+        ui.emit(TurnStarted(r, side, role.name))
         res = caller.call(
             f"r{r}-{side}",
             self.cfg.agent(side),
             prompt,
             ctx.timeout(self.cfg.turn_timeout),
-            on_retry=lambda why, detail: ui.turn_retry(r, side, why, detail),
+            on_retry=lambda why, detail: ui.emit(TurnRetry(r, side, why, detail)),
             title=f"{SIDE_ICON[side]} Role {side} ({role.name}) · round {r}/{self.cfg.rounds}",
             tools=self.cfg.tools,
             on_text=lambda text, elapsed: ui.turn_output(r, side, text, elapsed),
@@ -196,17 +197,17 @@ class Turns:
         note: str | None = None,
     ) -> JudgeAnswer:
         prompt = self.prompts.judge(self.cfg, ledger, history, stop_reason, labels, note)
-        ui = ctx.listener
+        ui = ctx.events
         res = self._call_judge(ctx, caller, "judge", prompt)
         if res.status != "ok":
-            ui.warning(f"the judge failed ({res.meta.error}); summarising from the ledger")
+            ui.emit(RunWarning(f"the judge failed ({res.meta.error}); summarising from the ledger"))
             return JudgeAnswer(None, None, res.meta)
         raw = cap(res.reply.text, JUDGE_TEXT_CAP)
         # Judged by its sections, wherever they are: never by its length.
         missing = answer.missing_sections(res.reply.text, ledger)
         if missing:  # a failed Judge: one retry naming what was missing
             names = answer.section_names(missing, self.cfg.lang)
-            ui.warning(f"the judge's answer has no {names} section; asking once more")
+            ui.emit(RunWarning(f"the judge's answer has no {names} section; asking once more"))
             again = self._call_judge(
                 ctx, caller, "judge-fix", prompt + answer.retry_note(missing, self.cfg.lang)
             )
@@ -217,7 +218,7 @@ class Turns:
             if again.status != "ok" or missing:
                 left = answer.section_names(missing, self.cfg.lang) if missing else None
                 why = f"still no {left} section" if left else f"failed ({again.meta.error})"
-                ui.warning(f"the judge's answer {why}; summarising from the ledger")
+                ui.emit(RunWarning(f"the judge's answer {why}; summarising from the ledger"))
                 return JudgeAnswer(None, raw, meta)
             return JudgeAnswer(answer.finish(raw, labels, ledger, self.cfg.lang), raw, meta)
         return JudgeAnswer(answer.finish(raw, labels, ledger, self.cfg.lang), raw, res.meta)
@@ -225,10 +226,10 @@ class Turns:
     def _call_judge(
         self, ctx: TurnContext, caller: AgentCaller, sid: str, prompt: str
     ) -> CallResult:
-        ui = ctx.listener
+        ui = ctx.events
         res = caller.call(
             sid, self.cfg.judge, prompt, self.cfg.judge_timeout,
-            on_retry=lambda why, d: ui.warning(f"the judge: {why}, retrying once ({d})"),
+            on_retry=lambda why, d: ui.emit(RunWarning(f"the judge: {why}, retrying once ({d})")),
             title="⚖ The Judge", on_text=ui.judge_output, text_limit=JUDGE_TEXT_CAP,
             cancel=ctx.cancel,
         )  # fmt: skip
@@ -257,11 +258,11 @@ class Turns:
         choice = self.cfg.judge if seat is None else self.cfg.agent(seat)
         timeout = self.cfg.judge_timeout if seat is None else self.cfg.turn_timeout
         title = "⚖ The Judge" if seat is None else f"{SIDE_ICON[seat]} Role {seat}"
-        ui = ctx.listener
-        ui.followup_started(name, question)
+        ui = ctx.events
+        ui.emit(FollowupStarted(name, question))
         res = caller.call(
             f"ask-{name}", choice, prompt, ctx.timeout(timeout),
-            on_retry=lambda why, d: ui.warning(f"follow-up to {name}: {why} ({d})"),
+            on_retry=lambda why, d: ui.emit(RunWarning(f"follow-up to {name}: {why} ({d})")),
             title=f"{title} · a follow-up question",
             on_text=lambda text, elapsed: ui.followup_output(name, text, elapsed),
             text_limit=self.reply_cap(), cancel=ctx.cancel,
@@ -273,7 +274,7 @@ class Turns:
             answer = cap(res.reply.text.strip(), self.reply_cap())
             if seat is None:
                 answer = labels.reveal(answer)
-        ui.followup_finished(name, answer, res.status)
+        ui.emit(FollowupFinished(name, answer, res.status))
         return FollowUpAnswer(answer, res.status, res.meta, len(prompt))
 
 

@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -111,18 +110,18 @@ def _run_exit_code(doc: dict[str, object]) -> int | None:
     paths = doc.get("paths")
     if not isinstance(paths, dict):
         return None
+    # The typed events: only when a gate reads them, not for every collab command.
+    from collab.eventlog import EventReader
+    from collab.events import RunFinished
+
     try:
-        lines = (Path(str(paths["run_dir"])) / "events.jsonl").read_text().splitlines()
-    except (OSError, KeyError, UnicodeDecodeError):
+        events = EventReader(Path(str(paths["run_dir"])) / "events.jsonl").new()
+    except KeyError:
         return None
-    for line in reversed(lines):
-        try:
-            ev = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(ev, dict) and ev.get("event") == "run_finished":
-            code = ev.get("exit_code")
-            return code if isinstance(code, int) and code > 0 else None
+    for logged in reversed(events):
+        if isinstance(logged.event, RunFinished):
+            code = logged.event.exit_code
+            return code if code > 0 else None
     return None
 
 

@@ -273,7 +273,10 @@ def _drive(
     if as_json:
         return drive(state, run_dir, ready, resumed=resumed)
     if ndjson:
-        return drive(state, run_dir, ready, resumed=resumed, event_sinks=[echo_json_line])
+        return drive(
+            state, run_dir, ready, resumed=resumed,
+            event_sinks=[lambda logged: echo_json_line(logged.to_json())],
+        )  # fmt: skip
     from collab.cli.live import DebateView
 
     view = DebateView()

@@ -10,8 +10,6 @@ turn's final rendering when it ends. Every model and user string is cleaned
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
-from typing import Any
 
 from rich.columns import Columns
 from rich.console import Console, Group, RenderableType
@@ -22,7 +20,24 @@ from rich.rule import Rule
 from rich.text import Text
 
 from collab.cli.tables import ledger_table
-from collab.ledger import Issue, Ledger, open_blocking
+from collab.events import (
+    AngleInjected,
+    Heartbeat,
+    JudgeFinished,
+    JudgeStarted,
+    LedgerUpdated,
+    Logged,
+    RoundStarted,
+    RunFinished,
+    RunStarted,
+    RunWarning,
+    Stopped,
+    TurnFinished,
+    TurnRetry,
+    TurnStarted,
+)
+from collab.events import Text as TextAdded
+from collab.ledger import open_blocking
 from collab.report import fmt_cost
 from collab.state import RunState
 from collab.store import RunDir
@@ -30,8 +45,6 @@ from collab.text import clean, one_line
 
 SIDE_STYLE = {"A": ("🔵", "blue"), "B": ("🔴", "red"), "judge": ("⚖", "magenta")}
 PREVIEW_LINES = 6
-
-_Event = Mapping[str, Any]
 
 
 def terminal_markdown(text: str) -> Markdown:
@@ -59,138 +72,129 @@ class DebateView:
         self.live: Live | None = None
         self.exit_code: int | None = None
 
-    def handle(self, ev: _Event) -> None:
-        kind = str(ev.get("event", ""))
-        method = getattr(self, "_on_" + kind, None)
-        if method is not None:
-            method(ev)
+    def handle(self, logged: Logged) -> None:
+        """One event of the run (a kind this version does not know shows nothing)."""
+        ev = logged.event
+        match ev:
+            case RunStarted():
+                self._run_started(ev)
+            case RoundStarted():
+                self._print(Rule(f"Round {ev.round}/{ev.total}", characters="─"))
+            case TurnStarted():
+                icon, _ = SIDE_STYLE.get(ev.side, ("", ""))
+                title = f"{icon} Role {ev.side} ({one_line(ev.role, 60)})"
+                self.running[ev.side] = _Running(title, time.monotonic())
+                self._refresh()
+            case TextAdded():
+                turn = self.running.get(ev.side)
+                if turn is not None:
+                    turn.text += clean(ev.text)
+                    self._refresh()
+            case Heartbeat():
+                turn = self.running.get(ev.side)
+                if turn is not None:
+                    turn.elapsed = ev.elapsed_s
+                    self._refresh()
+            case TurnRetry():
+                self._turn_retry(ev)
+            case TurnFinished():
+                self._turn_finished(ev)
+            case RunWarning():
+                self.warn(ev.text)
+            case LedgerUpdated():
+                self._print(ledger_table(ev.ledger, title=f"Issue ledger after round {ev.round}"))
+            case AngleInjected():
+                self._angle(ev)
+            case Stopped():
+                detail = one_line(ev.detail, 300)
+                self._print(Text(f"■ stopped: {ev.reason} — {detail}", style="bold"))
+            case JudgeStarted():
+                self._print(Rule("Judge", characters="─"))
+                self.running["judge"] = _Running("⚖ The Judge", time.monotonic())
+                self._refresh()
+            case JudgeFinished():
+                self._judge_finished(ev)
+            case RunFinished():
+                self.running.clear()
+                self._stop_live()
+                self.exit_code = ev.exit_code
+
+    def warn(self, text: str) -> None:
+        self._print(Text(f"⚠ {clean(text)}", style="yellow"))
 
     def close(self) -> None:
         self._stop_live()
 
     # -- the run ---------------------------------------------------------------------------
-    def _on_run_started(self, ev: _Event) -> None:
-        roles = ev.get("roles") or {}
-        self.roles = {s: one_line(str(roles.get(s, f"Role {s}")), 80) for s in ("A", "B")}
+    def _run_started(self, ev: RunStarted) -> None:
+        self.roles = {s: one_line(ev.roles[s], 80) for s in ("A", "B")}
         head = Text()
-        head.append("Resuming debate\n" if ev.get("resumed") else "Debate\n", style="bold")
-        head.append(clean(str(ev.get("topic", ""))) + "\n\n", style="bold cyan")
+        head.append("Resuming debate\n" if ev.resumed else "Debate\n", style="bold")
+        head.append(clean(ev.topic) + "\n\n", style="bold cyan")
         for side in ("A", "B"):
             icon, colour = SIDE_STYLE[side]
             head.append(f"{icon} Role {side} ", style=colour)
             head.append(self.roles[side] + "\n")
         head.append(
-            f"preset {ev.get('preset')} · {ev.get('rounds')} rounds · runner {ev.get('runner')}"
-            f" · run {ev.get('run_id')}",
+            f"preset {ev.preset} · {ev.rounds} rounds · runner {ev.runner} · run {ev.run_id}",
             style="dim",
         )
         self._print(Panel(head, expand=False))
-        if ev.get("attach"):
-            self._print(Text(f"watch the turns: {ev['attach']}", style="dim"))
+        if ev.attach:
+            self._print(Text(f"watch the turns: {ev.attach}", style="dim"))
 
-    def _on_round_started(self, ev: _Event) -> None:
-        self._print(Rule(f"Round {ev.get('round')}/{ev.get('total')}", characters="─"))
-
-    def _on_turn_started(self, ev: _Event) -> None:
-        side = str(ev.get("side"))
-        icon, _ = SIDE_STYLE.get(side, ("", ""))
-        title = f"{icon} Role {side} ({one_line(str(ev.get('role', '')), 60)})"
-        self.running[side] = _Running(title, time.monotonic())
-        self._refresh()
-
-    def _on_text(self, ev: _Event) -> None:
-        turn = self.running.get(str(ev.get("side")))
-        if turn is not None:
-            turn.text += clean(str(ev.get("text", "")))
-            self._refresh()
-
-    def _on_heartbeat(self, ev: _Event) -> None:
-        turn = self.running.get(str(ev.get("side")))
-        if turn is not None:
-            turn.elapsed = float(ev.get("elapsed_s") or 0.0)
-            self._refresh()
-
-    def _on_turn_retry(self, ev: _Event) -> None:
-        msg = Text(f"↻ Role {ev.get('side')}: {ev.get('reason')}, retrying once", style="yellow")
-        if ev.get("detail"):
-            msg.append("\n" + clean(str(ev["detail"])), style="dim")
-        turn = self.running.get(str(ev.get("side")))
+    def _turn_retry(self, ev: TurnRetry) -> None:
+        msg = Text(f"↻ Role {ev.side}: {ev.reason}, retrying once", style="yellow")
+        if ev.detail:
+            msg.append("\n" + clean(ev.detail), style="dim")
+        turn = self.running.get(ev.side)
         if turn is not None:
             turn.text = ""
         self._print(msg)
 
-    def _on_turn_finished(self, ev: _Event) -> None:
-        side = str(ev.get("side"))
-        self.running.pop(side, None)
-        icon, colour = SIDE_STYLE.get(side, ("", ""))
-        role = one_line(str(ev.get("role", self.roles.get(side, ""))), 60)
-        head = Text(f"{icon} Role {side} ({role})", style=f"bold {colour}")
-        cost = ev.get("cost_usd")
-        duration = float(ev.get("duration_s") or 0.0)
-        usd = cost if isinstance(cost, int | float) else None
+    def _turn_finished(self, ev: TurnFinished) -> None:
+        self.running.pop(ev.side, None)
+        icon, colour = SIDE_STYLE.get(ev.side, ("", ""))
+        head = Text(f"{icon} Role {ev.side} ({one_line(ev.role, 60)})", style=f"bold {colour}")
         head.append(
-            f"  {duration:.1f}s · {fmt_cost(usd, bool(ev.get('cost_estimated')))}",
-            style="dim",
+            f"  {ev.duration_s:.1f}s · {fmt_cost(ev.cost_usd, ev.cost_estimated)}", style="dim"
         )
-        if ev.get("status") != "ok":
-            head.append(f" · {ev.get('status')}", style="yellow")
-        parts: list[RenderableType] = [head, terminal_markdown(str(ev.get("prose", "")))]
+        if ev.status != "ok":
+            head.append(f" · {ev.status}", style="yellow")
+        parts: list[RenderableType] = [head, terminal_markdown(ev.prose)]
         moves = Text()
-        for title in ev.get("new_points") or []:
-            moves.append(f"  + {one_line(str(title), 120)}\n", style="green")
-        for stance in ev.get("stances") or []:
-            moves.append(f"  {stance.get('stance')} {stance.get('id')}\n", style="cyan")
-        if ev.get("abstain"):
-            moves.append(f"  abstains: {one_line(str(ev['abstain']), 300)}\n", style="yellow")
+        for title in ev.new_points:
+            moves.append(f"  + {one_line(title, 120)}\n", style="green")
+        for stance in ev.stances:
+            moves.append(f"  {stance.stance} {stance.id}\n", style="cyan")
+        if ev.abstain:
+            moves.append(f"  abstains: {one_line(ev.abstain, 300)}\n", style="yellow")
         if moves.plain:
             parts.append(moves)
         self._print(Group(*parts))
         self._print(Text(""))
 
-    def _on_warning(self, ev: _Event) -> None:
-        self._print(Text(f"⚠ {clean(str(ev.get('text', '')))}", style="yellow"))
-
-    def _on_ledger(self, ev: _Event) -> None:
-        ledger = _ledger(ev.get("issues") or [])
-        self._print(ledger_table(ledger, title=f"Issue ledger after round {ev.get('round')}"))
-
-    def _on_angle(self, ev: _Event) -> None:
-        ids = ", ".join(str(i) for i in ev.get("issue_ids") or [])
-        text = one_line(str(ev.get("text", "")), 500)
+    def _angle(self, ev: AngleInjected) -> None:
+        ids = ", ".join(ev.issue_ids)
+        text = one_line(ev.text, 500)
         self._print(
             Text(
-                f"↺ {ids} went round in circles; new angle for round {ev.get('round')}: {text}",
-                "magenta",
+                f"↺ {ids} went round in circles; new angle for round {ev.round}: {text}", "magenta"
             )
         )
 
-    def _on_stop(self, ev: _Event) -> None:
-        detail = one_line(str(ev.get("detail", "")), 300)
-        self._print(Text(f"■ stopped: {ev.get('reason')} — {detail}", style="bold"))
-
-    def _on_judge_started(self, ev: _Event) -> None:
-        self._print(Rule("Judge", characters="─"))
-        self.running["judge"] = _Running("⚖ The Judge", time.monotonic())
-        self._refresh()
-
-    def _on_judge_finished(self, ev: _Event) -> None:
+    def _judge_finished(self, ev: JudgeFinished) -> None:
         self.running.pop("judge", None)
         self._stop_live()
-        if ev.get("fallback"):
+        if ev.fallback:
             self.err.print(Text("(summary written from the ledger)", style="yellow"))
-        text = clean(str(ev.get("markdown", "")))
+        text = clean(ev.markdown)
         if self.out.is_terminal:
             self.out.print(terminal_markdown(text))
         else:
             # Redirected (collab debate … > decision.md): the Markdown itself.
             self.out.file.write(text.rstrip() + "\n")
             self.out.file.flush()
-
-    def _on_run_finished(self, ev: _Event) -> None:
-        self.running.clear()
-        self._stop_live()
-        code = ev.get("exit_code")
-        self.exit_code = int(code) if isinstance(code, int) else 1
 
     # -- the live preview ------------------------------------------------------------------
     def _print(self, renderable: RenderableType) -> None:
@@ -232,28 +236,6 @@ class DebateView:
         if self.live is not None:
             self.live.stop()
             self.live = None
-
-
-def _ledger(rows: list[Any]) -> Ledger:
-    issues = []
-    for r in rows:
-        if not isinstance(r, Mapping):
-            continue
-        issues.append(
-            Issue(
-                id=str(r.get("id")),
-                title=str(r.get("title", "")),
-                raised_by="B" if r.get("raised_by") == "B" else "A",
-                status=r["status"]
-                if r.get("status") in ("open", "resolved", "dropped")
-                else "open",
-                evidence_a=str(r.get("evidence_a", "")),
-                evidence_b=str(r.get("evidence_b", "")),
-                round_opened=int(r.get("round_opened") or 1),
-                round_updated=int(r.get("round_updated") or 1),
-            )
-        )
-    return Ledger(tuple(issues))
 
 
 def print_outcome(state: RunState, run_dir: RunDir, err: Console | None = None) -> None:

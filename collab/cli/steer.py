@@ -6,52 +6,60 @@ this module only parses and prints."""
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from collab.cli import options as o
 from collab.cli.options import echo_json
 from collab.cli.runs import RunId
-from collab.events import Listener
+from collab.text import clean
+
+if TYPE_CHECKING:
+    from collab.events import FollowupFinished, Logged
 
 
-class _Answers(Listener):
-    """A follow-up as it comes: one seat streams its answer to stdout; several at once
-    (which would interleave) say on stderr that they answer, then print whole."""
+class _Answers:
+    """A follow-up as it comes (its events): one seat streams its answer to stdout;
+    several at once (which would interleave) say on stderr that they answer, then print
+    whole."""
 
     def __init__(self, streaming: bool) -> None:
         self.streaming = streaming
         self.streamed = False
 
-    def followup_started(self, seat: str, question: str) -> None:
-        sys.stderr.write(f"asking {_who(seat)}…\n")
-        if self.streaming:
-            sys.stdout.write(f"## {_who(seat)}\n\n")
-            sys.stdout.flush()
+    def __call__(self, logged: Logged) -> None:
+        # The typed events only when a follow-up runs: every collab command imports this
+        # module to build the CLI, and the events' classes cost ~20 ms of CPU to create.
+        from collab.events import FollowupFinished, FollowupStarted, RunWarning, Text
 
-    def followup_output(self, seat: str, text: str, elapsed: float) -> None:
-        # The Judge's live text still says "Position 1/2": it is printed once, revealed.
-        if self.streaming and text and seat != "judge":
-            self.streamed = True
-            from collab.text import clean
+        ev = logged.event
+        match ev:
+            case FollowupStarted():
+                sys.stderr.write(f"asking {_who(ev.side)}…\n")
+                if self.streaming:
+                    sys.stdout.write(f"## {_who(ev.side)}\n\n")
+                    sys.stdout.flush()
+            case Text(followup=True):
+                # The Judge's live text still says "Position 1/2": printed once, revealed.
+                if self.streaming and ev.text and ev.side != "judge":
+                    self.streamed = True
+                    sys.stdout.write(clean(ev.text))
+                    sys.stdout.flush()
+            case FollowupFinished():
+                self._finished(ev)
+            case RunWarning():
+                sys.stderr.write(f"warning: {ev.text}\n")
 
-            sys.stdout.write(clean(text))
-            sys.stdout.flush()
-
-    def followup_finished(self, seat: str, answer: str, status: str) -> None:
-        from collab.text import clean
-
+    def _finished(self, ev: FollowupFinished) -> None:
         if self.streamed:
-            sys.stdout.write("\n" if status == "ok" else f"\n({status}) {clean(answer)}\n")
+            failed = f"\n({ev.status}) {clean(ev.answer)}\n"
+            sys.stdout.write("\n" if ev.status == "ok" else failed)
         elif self.streaming:
-            sys.stdout.write(f"{clean(answer)}\n")
+            sys.stdout.write(f"{clean(ev.answer)}\n")
         else:
-            sys.stdout.write(f"## {_who(seat)}\n\n{clean(answer)}\n\n")
+            sys.stdout.write(f"## {_who(ev.side)}\n\n{clean(ev.answer)}\n\n")
         sys.stdout.flush()
-
-    def warning(self, text: str) -> None:
-        sys.stderr.write(f"warning: {text}\n")
 
 
 def _who(seat: str) -> str:
@@ -81,8 +89,7 @@ def ask(
     from collab.store import RunDir
 
     streaming = not as_json and len(seats_of(seat)) == 1
-    listener = Listener() if as_json else _Answers(streaming)
-    ask_seats(run_id, question, seat, listener)
+    ask_seats(run_id, question, seat, () if as_json else [_Answers(streaming)])
     if as_json:
         echo_json(result_document(load_state(RunDir(run_id)), RunDir(run_id)))
 

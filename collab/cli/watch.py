@@ -8,7 +8,6 @@ driver died, or it was stopped) ends the watch with a line saying how to resume 
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -57,50 +56,33 @@ def watch(run_id: RunId) -> None:
 
 def feed_view(path: Path, view: DebateView) -> int | None:
     """Feed every event of the run to ``view`` until it finishes (its exit code) or is
-    left without a driver (None)."""
-    events = path / "events.jsonl"
-    offset, partial = 0, ""
+    left without a driver (None). A line the reader cannot take is a warning in the
+    view, not a guess."""
+    # The typed events and their reader, like the view: imported when watch runs, not
+    # for every collab command (each command module is imported to build the CLI).
+    from collab.eventlog import EventReader
+    from collab.events import RunFinished
+
+    reader = EventReader(path / "events.jsonl")
     idle_since = time.monotonic()
     finished: int | None = None
     while True:
-        chunk = _read_from(events, offset)
-        if chunk:
-            offset += len(chunk)
+        events = reader.new()
+        for problem in reader.problems:
+            view.warn(f"skipped: {problem}")
+        reader.problems.clear()
+        if events:
             idle_since = time.monotonic()
-            text = partial + chunk.decode("utf-8", errors="replace")
-            *lines, partial = text.split("\n")
-            for line in lines:
-                ev = _event(line)
-                if ev is None:
-                    continue
-                view.handle(ev)
+            for logged in events:
+                view.handle(logged)
                 # A run_finished ends the watch only if nothing follows it (a resume may).
-                finished = view.exit_code if ev.get("event") == "run_finished" else None
+                finished = view.exit_code if isinstance(logged.event, RunFinished) else None
             continue
         if finished is not None:
             return finished
         if not _driven(path) and time.monotonic() - idle_since >= IDLE_GRACE:
             return None
         time.sleep(POLL)
-
-
-def _read_from(path: Path, offset: int) -> bytes:
-    try:
-        with open(path, "rb") as fh:
-            fh.seek(offset)
-            return fh.read(1 << 20)
-    except OSError:
-        return b""
-
-
-def _event(line: str) -> dict[str, object] | None:
-    try:
-        doc = json.loads(line)
-    except ValueError:
-        return None
-    if isinstance(doc, dict) and doc.get("schema") == "collab.event/1":
-        return doc
-    return None
 
 
 def _driven(path: Path) -> bool:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collab.control.liveness import driver_pid, lock_holder, pid_alive
 from collab.control.ops import RunStillGoing, cancel_run, result_of
-from collab.control.progress import EventReader, Progress, summary
+from collab.control.progress import Progress, summary
 from collab.control.start import (
     STARTED_SCHEMA,
     Started,
@@ -24,6 +24,7 @@ from collab.control.start import (
     validate,
 )
 from collab.control.status import STATUS_SCHEMA, status_document, wait_for_change
+from collab.eventlog import EventReader
 
 __all__ = [
     "STARTED_SCHEMA",

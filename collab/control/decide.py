@@ -15,6 +15,7 @@ import time
 from collab.decision import HumanDecision, resolve_choice, user_text
 from collab.errors import UsageError
 from collab.eventlog import append_event
+from collab.events import Decided
 from collab.report import write_reports
 from collab.secret_scan import ensure_no_secrets
 from collab.state import RunState, load_state
@@ -65,7 +66,7 @@ def record_decision(
         )
         state.decisions.append(entry)
         run_dir.save(state.to_dict())
-        append_event(run_dir.path / EVENTS_FILE, "decided", **entry.to_dict())
+        append_event(run_dir.path / EVENTS_FILE, Decided(entry))
         write_reports(state, run_dir)
     return state
 

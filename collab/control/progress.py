@@ -4,46 +4,28 @@ of readers (``collab status``, two MCP sessions) can follow one run."""
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from collab.eventlog import EVENT_SCHEMA, FIRST_GUESS, Event
+from collab.eventlog import FIRST_GUESS, EventReader
+from collab.events import (
+    Heartbeat,
+    JudgeFinished,
+    JudgeStarted,
+    Logged,
+    RoundStarted,
+    RunFinished,
+    RunStarted,
+    TurnFinished,
+    TurnStarted,
+)
 from collab.state import RunState
 from collab.text import clean
 
 EVENTS_FILE = "events.jsonl"
 SUMMARY_CHARS = 160
-
-
-@dataclass
-class EventReader:
-    """The complete lines of an events file added since the last call."""
-
-    path: Path
-    offset: int = 0
-    _partial: bytes = field(default=b"", repr=False)
-
-    def new(self) -> list[Event]:
-        try:
-            with open(self.path, "rb") as fh:
-                fh.seek(self.offset)
-                chunk = fh.read()
-        except OSError:
-            return []
-        self.offset += len(chunk)
-        *lines, self._partial = (self._partial + chunk).split(b"\n")
-        out: list[Event] = []
-        for line in lines:
-            try:
-                doc = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(doc, dict) and doc.get("schema") == EVENT_SCHEMA:
-                out.append(doc)
-        return out
 
 
 @dataclass
@@ -56,34 +38,33 @@ class Progress:
     judging: bool = False
     finished: bool = False
     attach: str | None = None
-    beat: Event | None = None  # the last heartbeat, if no turn ended after it
+    beat: Heartbeat | None = None  # the last heartbeat, if no turn ended after it
+    beat_ts: float = 0.0  # when it was sent
     running: set[tuple[int, str]] = field(default_factory=set)
 
-    def add(self, ev: Event) -> None:
-        kind = ev.get("event")
-        ts = _num(ev.get("ts"))
+    def add(self, logged: Logged) -> None:
+        ev, ts = logged.event, logged.ts
         self.last_ts = ts
-        if kind == "run_started":
-            attach = ev.get("attach")
-            fresh = Progress(started_ts=ts, last_ts=ts)
-            fresh.attach = attach if isinstance(attach, str) else None
-            self.__dict__.update(fresh.__dict__)
-        elif kind == "round_started":
-            self.round = int(_num(ev.get("round")))
-        elif kind == "turn_started":
-            self.running.add((int(_num(ev.get("round"))), str(ev.get("side"))))
-        elif kind == "turn_finished":
-            self.running.discard((int(_num(ev.get("round"))), str(ev.get("side"))))
-            self.beat = None
-        elif kind == "heartbeat":
-            self.beat = ev
-        elif kind == "judge_started":
-            self.judging, self.beat = True, None
-        elif kind == "judge_finished":
-            self.judging, self.beat = False, None
-        elif kind == "run_finished":
-            self.finished, self.judging, self.beat = True, False, None
-            self.running.clear()
+        match ev:
+            case RunStarted():
+                fresh = Progress(started_ts=ts, last_ts=ts, attach=ev.attach)
+                self.__dict__.update(fresh.__dict__)
+            case RoundStarted():
+                self.round = ev.round
+            case TurnStarted():
+                self.running.add((ev.round, ev.side))
+            case TurnFinished():
+                self.running.discard((ev.round, ev.side))
+                self.beat = None
+            case Heartbeat():
+                self.beat, self.beat_ts = ev, ts
+            case JudgeStarted():
+                self.judging, self.beat = True, None
+            case JudgeFinished():
+                self.judging, self.beat = False, None
+            case RunFinished():
+                self.finished, self.judging, self.beat = True, False, None
+                self.running.clear()
 
 
 def read_progress(run_path: Path) -> Progress:
@@ -113,8 +94,8 @@ def remaining_s(state: RunState, progress: Progress, now: float | None = None) -
     now = time.time() if now is None else now
     beat = progress.beat
     if beat is not None:
-        aged = now - _num(beat.get("ts"))
-        return round(max(0.0, _num(beat.get("run_left_s")) - aged), 1)
+        aged = now - progress.beat_ts
+        return round(max(0.0, beat.run_left_s - aged), 1)
     typical = typical_turn(state)
     if progress.judging:
         return round(typical, 1)
@@ -129,10 +110,6 @@ def summary(prose: str, limit: int = SUMMARY_CHARS) -> str:
         return text
     cut = text[: limit - 1].rsplit(" ", 1)[0]
     return cut + "…"
-
-
-def _num(v: object) -> float:
-    return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else 0.0
 
 
 # What a waiting ``status`` returns for: a turn or the Judge ended, the run stopped.
@@ -155,6 +132,6 @@ class Change:
 
     def seen(self, driven: Callable[[Path], object]) -> bool:
         """A milestone in the new events, or nobody drives the run any more."""
-        if any(ev.get("event") in MILESTONES for ev in self.reader.new()):
+        if any(logged.event.kind in MILESTONES for logged in self.reader.new()):
             return True
         return driven(self.run_path) is None

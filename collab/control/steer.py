@@ -11,13 +11,14 @@ as they are; a continue appends rounds and keeps the replaced summary as superse
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import replace
 
 from collab.decision import user_text
 from collab.doctor import check_prerequisites
 from collab.errors import UsageError
-from collab.eventlog import append_event
-from collab.events import Listener
+from collab.eventlog import Sink, append_event
+from collab.events import RoundsAdded
 from collab.orchestrator import EVENTS_FILE, Orchestrator
 from collab.prompts import MAX_NOTE_CHARS, MAX_QUESTION_CHARS
 from collab.runners import runner_factory
@@ -70,7 +71,7 @@ def ask_seats(
     run_id: str,
     question: str,
     seat: str | None,
-    listener: Listener,
+    event_sinks: Sequence[Sink] = (),
     *,
     max_cost: float | None = None,
 ) -> list[FollowUp]:
@@ -93,7 +94,7 @@ def ask_seats(
         agents=ready.agents,
         binaries=ready.binaries,
         runner_factory=runner_factory(state.config.runner),
-        listener=listener,
+        event_sinks=event_sinks,
     )
     return orch.ask(text, seats)  # refused (exit 2) while the run is being driven
 
@@ -141,6 +142,5 @@ def prepare_continue(
         check_cost(state, "more rounds")
         run_dir.save(state.to_dict())
         c = state.continues[-1]
-        append_event(run_dir.path / EVENTS_FILE, "continued", round=c.after_round + 1,
-                     rounds=c.rounds, note=c.note)  # fmt: skip
+        append_event(run_dir.path / EVENTS_FILE, RoundsAdded(c.after_round + 1, c.rounds, c.note))
     return state, run_dir

@@ -14,7 +14,16 @@ import anyio
 
 from collab.control import EventReader, driver_pid, summary
 from collab.control.progress import EVENTS_FILE
-from collab.eventlog import Event
+from collab.events import (
+    Heartbeat,
+    JudgeFinished,
+    JudgeStarted,
+    Logged,
+    RoundStarted,
+    RunFinished,
+    Stopped,
+    TurnFinished,
+)
 from collab.store import RunDir
 
 Report = Callable[[float, float, str], Awaitable[None]]
@@ -33,34 +42,33 @@ class Tracker:
         self.last = 0.0
         self.round = 0
         self.rounds = rounds
-        self.beat: Event | None = None
+        self.beat: Heartbeat | None = None
 
-    def message(self, ev: Event) -> str | None:
-        kind = ev.get("event")
-        if kind == "round_started":
-            self.round = int(_num(ev.get("round")))
-            return f"round {self.round}/{self.rounds} started"
-        if kind == "turn_finished":
-            self.done = min(self.total - 1, self.done + 1)
-            self.beat = None
-            side, role, status = ev.get("side"), ev.get("role"), ev.get("status")
-            prose = ev.get("prose")
-            line = summary(prose, 120) if isinstance(prose, str) else ""
-            return f"round {ev.get('round')}: {side} ({role}) {status} — {line}".rstrip(" —")
-        if kind == "heartbeat":
-            self.beat = ev
-            return None
-        if kind == "stop":
-            self.done = self.total - 1
-            return f"stopped: {ev.get('reason')} — {ev.get('detail')}"
-        if kind == "judge_started":
-            self.done = self.total - 1
-            return "the Judge is writing the summary"
-        if kind == "judge_finished":
-            self.done = self.total
-            return "the Judge has finished"
-        if kind == "run_finished":
-            return f"run finished: {ev.get('status')}"
+    def message(self, logged: Logged) -> str | None:
+        ev = logged.event
+        match ev:
+            case RoundStarted():
+                self.round = ev.round
+                return f"round {self.round}/{self.rounds} started"
+            case TurnFinished():
+                self.done = min(self.total - 1, self.done + 1)
+                self.beat = None
+                line = summary(ev.prose, 120)
+                return f"round {ev.round}: {ev.side} ({ev.role}) {ev.status} — {line}".rstrip(" —")
+            case Heartbeat():
+                self.beat = ev
+                return None
+            case Stopped():
+                self.done = self.total - 1
+                return f"stopped: {ev.reason} — {ev.detail}"
+            case JudgeStarted():
+                self.done = self.total - 1
+                return "the Judge is writing the summary"
+            case JudgeFinished():
+                self.done = self.total
+                return "the Judge has finished"
+            case RunFinished():
+                return f"run finished: {ev.status}"
         return None
 
     def heartbeat(self, started: float) -> str:
@@ -68,10 +76,9 @@ class Tracker:
         elapsed = time.monotonic() - started
         if beat is None:
             return f"working · {elapsed:.0f}s so far"
-        left = _num(beat.get("run_left_s"))
         return (
-            f"{beat.get('side')} writing for {_num(beat.get('elapsed_s')):.0f}s · "
-            f"{elapsed:.0f}s so far · about {left:.0f}s left"
+            f"{beat.side} writing for {beat.elapsed_s:.0f}s · "
+            f"{elapsed:.0f}s so far · about {beat.run_left_s:.0f}s left"
         )
 
     def value(self, heartbeat: bool = False) -> float:
@@ -79,7 +86,7 @@ class Tracker:
         v = self.done
         beat = self.beat
         if heartbeat and beat is not None:
-            ran, left = _num(beat.get("elapsed_s")), _num(beat.get("turn_left_s"))
+            ran, left = beat.elapsed_s, beat.turn_left_s
             v += 0.9 * ran / (ran + left) if ran + left > 0 else 0.0
         v = max(v, self.last + 0.001)
         self.last = v
@@ -110,7 +117,3 @@ async def follow(run_dir: RunDir, rounds: int, report: Report) -> None:
                 return
             quiet_since = now
         await anyio.sleep(POLL)
-
-
-def _num(v: object) -> float:
-    return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else 0.0

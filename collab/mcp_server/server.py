@@ -33,7 +33,6 @@ from collab.control.progress import Change
 from collab.control.status import WAIT_POLL
 from collab.doctor import check_prerequisites
 from collab.errors import CollabError, UsageError
-from collab.events import Listener
 from collab.mcp_server.args import McpLimits, debate_request, load_limits
 from collab.mcp_server.follow import follow
 from collab.mcp_server.slots import live_runs, start_within_cap
@@ -216,7 +215,7 @@ class CollabServer:
         rid = run_dir.run_id
 
         def ask() -> dict[str, object]:
-            steer.ask_seats(rid, question, seat, Listener(), max_cost=limits.max_cost)
+            steer.ask_seats(rid, question, seat, max_cost=limits.max_cost)
             return control.result_of(rid)
 
         return await anyio.to_thread.run_sync(ask)

@@ -146,7 +146,8 @@ def debate(
     run_dir.save = keep  # type: ignore[method-assign,assignment]
     orch = Orchestrator(
         state, run_dir, agents=SCRIPTED_AGENTS, runner_factory=runner.factory,
-        event_sinks=[events.append], resumed=resumed, clock=runner.clock,
+        event_sinks=[lambda logged: events.append(logged.to_json())], resumed=resumed,
+        clock=runner.clock,
     )  # fmt: skip
     run = Run(state, runner, events, saves)
     try:
