@@ -17,7 +17,6 @@ import errno
 import fcntl
 import json
 import os
-import secrets
 import shutil
 import tempfile
 import time
@@ -50,7 +49,9 @@ _PROBLEMS[errno.EPERM] = _PROBLEMS[errno.EACCES]
 
 def new_run_id() -> str:
     """Sortable by time, unique across parallel runs: ``20261130-101502-3fa9c1``."""
-    return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
+    return (
+        time.strftime("%Y%m%d-%H%M%S") + "-" + os.urandom(3).hex()
+    )  # secrets.token_hex; without hmac and OpenSSL (~12 ms)
 
 
 def runs_dir() -> Path:

@@ -19,6 +19,7 @@ import traceback
 import typer
 
 from collab.cli import background, ci, debate, info, runs, stats, steer, watch
+from collab.cli.command_classes import Command, Group
 from collab.cli.options import echo_json, echo_json_line
 from collab.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, CollabError
 
@@ -36,36 +37,39 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,
     add_completion=False,
     rich_markup_mode="rich",
+    cls=Group,
 )
 app.callback(invoke_without_command=True)(info.root)
-app.command(rich_help_panel=DEBATES)(debate.debate)
-app.command(rich_help_panel=DEBATES)(debate.batch)
-app.command(rich_help_panel=DEBATES)(debate.resume)
-app.command(rich_help_panel=DEBATES)(watch.watch)
-app.command(rich_help_panel=DEBATES)(background.status)
-app.command(rich_help_panel=DEBATES)(background.result)
-app.command(rich_help_panel=DEBATES)(background.cancel)
-app.command("continue", rich_help_panel=DEBATES)(debate.continue_debate)
-app.command(rich_help_panel=DEBATES)(steer.ask)
-app.command(rich_help_panel=DEBATES)(steer.decide)
-app.command("list", rich_help_panel=RUNS)(runs.list_runs)
-app.command(rich_help_panel=RUNS)(runs.show)
-app.command(rich_help_panel=RUNS)(runs.export)
-app.command(rich_help_panel=RUNS)(stats.stats)
-app.command(rich_help_panel=CI)(ci.gate)
-app.command(rich_help_panel=CI)(ci.comment)
-app.command(rich_help_panel=INFO)(info.doctor)
-app.command(rich_help_panel=INFO)(info.schema)
-app.command(rich_help_panel=INFO)(background.mcp)
+app.command(cls=Command, rich_help_panel=DEBATES)(debate.debate)
+app.command(cls=Command, rich_help_panel=DEBATES)(debate.batch)
+app.command(cls=Command, rich_help_panel=DEBATES)(debate.resume)
+app.command(cls=Command, rich_help_panel=DEBATES)(watch.watch)
+app.command(cls=Command, rich_help_panel=DEBATES)(background.status)
+app.command(cls=Command, rich_help_panel=DEBATES)(background.result)
+app.command(cls=Command, rich_help_panel=DEBATES)(background.cancel)
+app.command("continue", cls=Command, rich_help_panel=DEBATES)(debate.continue_debate)
+app.command(cls=Command, rich_help_panel=DEBATES)(steer.ask)
+app.command(cls=Command, rich_help_panel=DEBATES)(steer.decide)
+app.command("list", cls=Command, rich_help_panel=RUNS)(runs.list_runs)
+app.command(cls=Command, rich_help_panel=RUNS)(runs.show)
+app.command(cls=Command, rich_help_panel=RUNS)(runs.export)
+app.command(cls=Command, rich_help_panel=RUNS)(stats.stats)
+app.command(cls=Command, rich_help_panel=CI)(ci.gate)
+app.command(cls=Command, rich_help_panel=CI)(ci.comment)
+app.command(cls=Command, rich_help_panel=INFO)(info.doctor)
+app.command(cls=Command, rich_help_panel=INFO)(info.schema)
+app.command(cls=Command, rich_help_panel=INFO)(background.mcp)
 
-presets_app = typer.Typer(help="List the built-in and user presets, or show one.")
+presets_app = typer.Typer(help="List the built-in and user presets, or show one.", cls=Group)
 presets_app.callback(invoke_without_command=True)(info.presets_list)
-presets_app.command("show")(info.presets_show)
+presets_app.command("show", cls=Command)(info.presets_show)
 app.add_typer(presets_app, name="presets", rich_help_panel=INFO)
 
-skill_app = typer.Typer(help="The Claude Code skill that lets Claude run collab for you.")
-skill_app.command("install")(info.skill_install)
-skill_app.command("show")(info.skill_show)
+skill_app = typer.Typer(
+    help="The Claude Code skill that lets Claude run collab for you.", cls=Group
+)
+skill_app.command("install", cls=Command)(info.skill_install)
+skill_app.command("show", cls=Command)(info.skill_show)
 app.add_typer(skill_app, name="skill", rich_help_panel=INFO)
 
 

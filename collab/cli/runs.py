@@ -30,8 +30,6 @@ NewestRunId = Annotated[
 
 def list_runs(as_json: o.Json = False) -> None:
     """List runs, newest first (damaged ones too, with what is wrong)."""
-    from rich.console import Console
-
     from collab.report import list_document, run_row
     from collab.state import stored_runs
 
@@ -39,6 +37,8 @@ def list_runs(as_json: o.Json = False) -> None:
     if as_json:
         echo_json(list_document(runs))
         return
+    from rich.console import Console  # for people only: --json, read by scripts, goes without
+
     if not runs:
         Console(stderr=True).print('no runs yet: collab debate "TOPIC"')
         return

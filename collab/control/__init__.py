@@ -12,19 +12,52 @@ the MCP tools.
 
 from __future__ import annotations
 
-from collab.control.liveness import driver_pid, lock_holder, pid_alive
-from collab.control.ops import RunStillGoing, cancel_run, result_of
-from collab.control.progress import Progress, summary
-from collab.control.start import (
-    STARTED_SCHEMA,
-    Started,
-    drive_detached,
-    start_detached,
-    started_document,
-    validate,
+from typing import TYPE_CHECKING
+
+from collab.lazy import exports
+
+if TYPE_CHECKING:
+    from collab.control.liveness import driver_pid, lock_holder, pid_alive
+    from collab.control.ops import RunStillGoing, cancel_run, result_of
+    from collab.control.progress import Progress, summary
+    from collab.control.start import (
+        STARTED_SCHEMA,
+        Started,
+        drive_detached,
+        start_detached,
+        started_document,
+        validate,
+    )
+    from collab.control.status import STATUS_SCHEMA, status_document, wait_for_change
+    from collab.eventlog import EventReader
+
+# Each name's module, imported the first time the name is asked for (PEP 562):
+# ``collab status ID --json`` needs .status, not .start's agents, prerequisite checks
+# and driver spawning (~30 ms of CPU on a command scripts poll).
+__getattr__ = exports(
+    __name__,
+    {
+        "driver_pid": "collab.control.liveness",
+        "lock_holder": "collab.control.liveness",
+        "pid_alive": "collab.control.liveness",
+        "RunStillGoing": "collab.control.ops",
+        "cancel_run": "collab.control.ops",
+        "result_of": "collab.control.ops",
+        "Progress": "collab.control.progress",
+        "summary": "collab.control.progress",
+        "STARTED_SCHEMA": "collab.control.start",
+        "Started": "collab.control.start",
+        "drive_detached": "collab.control.start",
+        "start_detached": "collab.control.start",
+        "started_document": "collab.control.start",
+        "validate": "collab.control.start",
+        "STATUS_SCHEMA": "collab.control.status",
+        "status_document": "collab.control.status",
+        "wait_for_change": "collab.control.status",
+        "EventReader": "collab.eventlog",
+    },
 )
-from collab.control.status import STATUS_SCHEMA, status_document, wait_for_change
-from collab.eventlog import EventReader
+
 
 __all__ = [
     "STARTED_SCHEMA",

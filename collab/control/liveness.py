@@ -17,6 +17,7 @@ from collab import procfs
 LOCK_FILE = "lock"
 # Written by the process that starts a detached driver, before the driver takes the lock.
 DRIVER_PID_FILE = "driver.pid"
+DRIVER_LOG = "driver.log"  # what the detached driver prints
 
 
 def pid_alive(pid: int) -> bool:

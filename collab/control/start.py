@@ -15,15 +15,13 @@ from pathlib import Path
 
 from collab.agents import load_agents
 from collab.config import DebateConfig
-from collab.control.liveness import DRIVER_PID_FILE
+from collab.control.liveness import DRIVER_LOG, DRIVER_PID_FILE
 from collab.doctor import check_prerequisites
 from collab.options import DebateRequest, Surface
 from collab.request import build_config
 from collab.runners.detach import spawn_driver
 from collab.state import Origin, RunState
 from collab.store import RunDir, atomic_write, new_run_id
-
-DRIVER_LOG = "driver.log"
 
 
 @dataclass(frozen=True)

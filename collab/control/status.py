@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import time
 
-from collab.control.liveness import driver_pid
+from collab.control.liveness import DRIVER_LOG, driver_pid
 from collab.control.progress import Change, read_progress, remaining_s, summary, turns_left
-from collab.control.start import DRIVER_LOG
 from collab.ledger import counts
 from collab.state import RunState, load_state
 from collab.store import RunDir

@@ -13,30 +13,60 @@ documents and their JSON Schemas. The only place collab writes HTML.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from collab.report.documents import (
-    RESULT_SCHEMA,
-    doctor_document,
-    error_document,
-    list_document,
-    preset_document,
-    presets_document,
-    result_document,
-    run_row,
-    skill_document,
-    version_document,
-)
-from collab.report.html import render_html
-from collab.report.markdown import (
-    fmt_cost,
-    judge_md,
-    render_markdown_report,
-    transcript_md,
-)
-from collab.report.schemas import SCHEMAS
+from collab.lazy import exports
 from collab.state import RunState
 from collab.store import RunDir
 from collab.text import clean
+
+if TYPE_CHECKING:
+    from collab.report.documents import (
+        RESULT_SCHEMA,
+        doctor_document,
+        error_document,
+        list_document,
+        preset_document,
+        presets_document,
+        result_document,
+        run_row,
+        skill_document,
+        version_document,
+    )
+    from collab.report.html import render_html
+    from collab.report.markdown import (
+        fmt_cost,
+        judge_md,
+        render_markdown_report,
+        transcript_md,
+    )
+    from collab.report.schemas import SCHEMAS
+
+# Each name's module, imported the first time the name is asked for (PEP 562): the
+# --json documents of ``collab list``/``status`` need neither Jinja2 nor markdown-it and
+# nh3 (~0.1 s of CPU, and memory a debate does not keep), only .documents.
+__getattr__ = exports(
+    __name__,
+    {
+        "RESULT_SCHEMA": "collab.report.documents",
+        "doctor_document": "collab.report.documents",
+        "error_document": "collab.report.documents",
+        "list_document": "collab.report.documents",
+        "preset_document": "collab.report.documents",
+        "presets_document": "collab.report.documents",
+        "result_document": "collab.report.documents",
+        "run_row": "collab.report.documents",
+        "skill_document": "collab.report.documents",
+        "version_document": "collab.report.documents",
+        "render_html": "collab.report.html",
+        "fmt_cost": "collab.report.markdown",
+        "judge_md": "collab.report.markdown",
+        "render_markdown_report": "collab.report.markdown",
+        "transcript_md": "collab.report.markdown",
+        "SCHEMAS": "collab.report.schemas",
+    },
+)
+
 
 __all__ = [
     "RESULT_SCHEMA",
@@ -61,6 +91,9 @@ __all__ = [
 
 def write_reports(state: RunState, run_dir: RunDir) -> dict[str, Path]:
     """transcript.md, judge.md (once there is a summary) and report.html."""
+    from collab.report.html import render_html
+    from collab.report.markdown import judge_md, transcript_md
+
     paths = {"transcript": run_dir.write_text("transcript.md", clean(transcript_md(state)))}
     if state.judge is not None:
         paths["judge"] = run_dir.write_text("judge.md", clean(judge_md(state)))

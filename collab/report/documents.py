@@ -5,15 +5,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from collab import __version__
-from collab.doctor import Check, exit_code
 from collab.ledger import counts, ledger_to_dict, open_blocking
 from collab.presets import Preset
 from collab.state import RunState
 from collab.stats import run_stats
 from collab.store import RunDir, StoredRun
+
+if TYPE_CHECKING:
+    from collab.doctor import Check
 
 RESULT_SCHEMA = "collab.result/1"
 
@@ -173,6 +175,10 @@ def preset_document(p: Preset) -> dict[str, object]:
 
 def doctor_document(checks: Sequence[Check]) -> dict[str, object]:
     """``ok`` is what the exit code says: no check failed (warnings do not count)."""
+    # Only here: the doctor pulls in every runner and agent check, which the documents
+    # of list/status/result (polled by scripts) do not need.
+    from collab.doctor import exit_code
+
     return {
         "schema": "collab.doctor/1",
         "ok": exit_code(list(checks)) == 0,

@@ -1,0 +1,70 @@
+"""typer's command and group classes, with a value that already has its parameter's plain
+type taken as it is.
+
+typer (≥ 0.2x) converts every parameter's value through a pydantic ``TypeAdapter`` that
+it builds the first time the parameter is processed, even when there is nothing to
+convert: its own ``--help`` flag when it is not given (None), a default (``--wait``'s
+0.0), a run id that is already a ``str``. Building the first adapter imports pydantic:
+~0.25 s of CPU, more than typer itself, on every command (``collab --version``,
+``collab list --json``, ``collab status ID --json``). These classes give each parameter
+typer's own conversion built only when a value needs it: None, and a value whose type
+is the parameter's plain type (``str``, ``bool``, ``int``, ``float``: what the parser
+gives for a string, a flag, or our own default) are returned as they are, which is what
+the adapter returns for them; anything else (a number or a choice typed on the command
+line, a path, a list, a parser) goes through the adapter as before. On a typer without
+this machinery nothing changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import typer.core
+
+try:  # typer >= 0.2x: values converted by pydantic TypeAdapters, built lazily
+    from typer._coercion import build_runtime_param
+except ImportError:  # pragma: no cover - older typer converts with click types
+    build_runtime_param = None  # type: ignore[assignment]
+
+PLAIN = (str, bool, int, float)
+
+
+@dataclass
+class _BuiltWhenNeeded:
+    """Stands in for typer's ``RuntimeParam`` of one parameter (its ``coerce``)."""
+
+    descriptor: Any
+    built: Any = None
+
+    def coerce(self, value: Any, param: Any, ctx: Any) -> Any:
+        if value is None:  # as typer's RuntimeParam.coerce: nothing given, nothing built
+            return () if param.multiple or param.nargs == -1 else None
+        desc = self.descriptor
+        plain = desc.file_annotation is None and desc.parameter_info.parser is None
+        if plain and desc.annotation in PLAIN and type(value) is desc.annotation:
+            return value
+        if self.built is None:
+            self.built = build_runtime_param(desc)
+        return self.built.coerce(value, param=param, ctx=ctx)
+
+
+def _build_when_needed(command: Any, ctx: Any) -> None:
+    if build_runtime_param is None:  # pragma: no cover
+        return
+    for param in command.get_params(ctx):
+        desc = getattr(param, "type_descriptor", None)
+        if desc is not None and getattr(param, "_runtime_param", 0) is None:
+            param._runtime_param = _BuiltWhenNeeded(desc)
+
+
+class Command(typer.core.TyperCommand):
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        _build_when_needed(self, ctx)
+        return super().parse_args(ctx, args)
+
+
+class Group(typer.core.TyperGroup):
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        _build_when_needed(self, ctx)
+        return super().parse_args(ctx, args)

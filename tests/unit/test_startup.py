@@ -1,0 +1,75 @@
+"""What the quick commands (called by scripts and skills, polled by status loops) import:
+none of the heavy libraries a debate, a report or the help needs. CPU time itself is
+measured by ``python -m bench --only cpu``; this keeps the cause from coming back."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from collab.request import DebateRequest, build_config
+from collab.state import RunState
+from collab.store import RunDir, new_run_id
+
+HEAVY = ("pydantic", "rich", "jinja2", "markdown_it", "nh3", "detect_secrets", "mcp", "httpx")
+ROOT = Path(__file__).resolve().parents[2]
+
+PROBE = """
+import contextlib, io, json, sys
+args, heavy_names = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+sys.argv = ["collab", *args]
+from collab.cli import main
+out = io.StringIO()
+with contextlib.suppress(SystemExit), contextlib.redirect_stdout(out):
+    main()
+heavy = sorted({m.split(".")[0] for m in sys.modules} & set(heavy_names))
+print(json.dumps({"out": out.getvalue(), "heavy": heavy}))
+"""
+
+
+def imported(args: list[str]) -> dict[str, object]:
+    env = dict(os.environ) | {"PYTHONPATH": str(ROOT)}
+    res = subprocess.run(
+        [sys.executable, "-c", PROBE, json.dumps(args), json.dumps(HEAVY)],
+        capture_output=True, text=True, env=env, check=True, timeout=60,
+    )  # fmt: skip
+    doc: dict[str, object] = json.loads(res.stdout)
+    return doc
+
+
+def a_run() -> str:
+    cfg = build_config(
+        DebateRequest(topic="t", agent_a="claude", agent_b="claude", judge_agent="claude"),
+        {"claude"},
+    )
+    run_dir = RunDir(new_run_id())
+    run_dir.create()
+    run_dir.save(RunState(run_id=run_dir.run_id, config=cfg).to_dict())
+    return run_dir.run_id
+
+
+@pytest.mark.parametrize("args", [["--version"], ["list", "--json"], ["status", "ID", "--json"]])
+def test_the_quick_commands_import_no_heavy_library(args: list[str]) -> None:
+    if "ID" in args:
+        args = [a_run() if a == "ID" else a for a in args]
+    got = imported(args)
+    assert got["heavy"] == []
+    assert str(got["out"]).startswith("collab " if args == ["--version"] else "{")
+
+
+def test_a_number_typed_on_the_command_line_is_still_checked_by_typer() -> None:
+    """Values that need converting keep typer's own conversion (built when needed)."""
+    run_id = a_run()
+    env = dict(os.environ) | {"PYTHONPATH": str(ROOT)}
+    bad = subprocess.run(
+        [sys.executable, "-m", "collab", "status", run_id, "--wait", "soon"],
+        capture_output=True, text=True, env=env, timeout=60,
+    )  # fmt: skip
+    assert bad.returncode == 2 and "--wait" in bad.stderr
+    ok = imported(["status", run_id, "--wait", "0.05", "--json"])
+    assert json.loads(str(ok["out"]))["run_id"] == run_id
