@@ -6,34 +6,23 @@ whether that choice can run here.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from collab.errors import PrerequisiteError
-from collab.options import RunnerKind
-from collab.runners.base import Runner
-from collab.runners.subprocess import SubprocessRunner
-from collab.runners.tmux import TmuxRunner, tmux_available
-from collab.runners.turnfiles import TurnDir, find_bash
+from collab.lazy import exports
 
-# Makes the runner of one run, given its private temp dir and its run id.
-RunnerFactory = Callable[[TurnDir, str], Runner]
+if TYPE_CHECKING:
+    from collab.runners.choice import RunnerFactory, check_runner, runner_factory
 
+# Each name from its module when first asked for: the pane's live view (a fresh Python
+# process each tmux turn, on the way to the next turn) imports .turnfiles, not both
+# runners and the option declarations (~70 ms of CPU a turn).
+__getattr__ = exports(
+    __name__,
+    {
+        "RunnerFactory": "collab.runners.choice",
+        "check_runner": "collab.runners.choice",
+        "runner_factory": "collab.runners.choice",
+    },
+)
 
-def runner_factory(kind: RunnerKind) -> RunnerFactory:
-    use_tmux = kind == "tmux" or (kind == "auto" and tmux_available())
-
-    def factory(tdir: TurnDir, run_id: str) -> Runner:
-        if use_tmux:
-            return TmuxRunner(tdir, run_id)
-        return SubprocessRunner(tdir)
-
-    return factory
-
-
-def check_runner(kind: RunnerKind) -> None:
-    """bash and setsid always; tmux when asked for by name (exit 3 otherwise)."""
-    find_bash()
-    if kind == "tmux" and not tmux_available():
-        raise PrerequisiteError(
-            "tmux not found on PATH", hint="install tmux, or use --runner subprocess"
-        )
+__all__ = ["RunnerFactory", "check_runner", "runner_factory"]
