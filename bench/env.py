@@ -92,6 +92,9 @@ class BenchEnv:
         PYTHONPYCACHEPREFIX (never inside collab/).
         """
         env = self.base_env()
+        # This checkout's collab, not whatever is installed in the interpreter (the CI
+        # venv holds a non-editable install of main): the bench measures the tree it is in.
+        env["PYTHONPATH"] = str(REPO)
         if pycache:
             env.pop("PYTHONDONTWRITEBYTECODE", None)
             env["PYTHONPYCACHEPREFIX"] = str(self.pycache)
