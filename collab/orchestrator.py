@@ -146,9 +146,8 @@ class Orchestrator:
                 )
             )  # fmt: skip
             for note in context_drift(self.cfg.contexts) if self.resumed else []:
-                self.events.emit(
-                    RunWarning(note)
-                )  # the run keeps the context text saved in state.json
+                # The run keeps the context text saved in state.json.
+                self.events.emit(RunWarning(note))
                 if note not in self.state.warnings:
                     self.state.warnings.append(note)
             self._debate(caller, runner)
