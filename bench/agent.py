@@ -124,6 +124,16 @@ def debater_reply(seed: int = 1, prose_chars: int = 900) -> str:
     return prose(prose_chars, seed) + "\n\n" + contract_block(new)
 
 
+def any_seat_reply(seed: int = 1) -> str:
+    """One reply for every seat of a bench debate: the Judge's required sections (it is
+    retried without them) over a debater's prose (~700 chars) and contract."""
+    judge = "\n\n".join(
+        f"## {name}\n{prose(40, seed + k)}"
+        for k, name in enumerate(("TL;DR", "Crux", "Minority report", "Open disagreements"))
+    )
+    return judge + "\n\n" + debater_reply(seed, prose_chars=700)
+
+
 @dataclass(frozen=True)
 class AgentCall:
     pid: int

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from bench.agent import AGENT_SCRIPT, claude_json_doc, debater_reply
+from bench.agent import AGENT_SCRIPT, any_seat_reply, claude_json_doc
 
 REPO = Path(__file__).resolve().parent.parent
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
@@ -59,7 +59,7 @@ class BenchEnv:
         self.pycache = self.root / "pycache"
         self.socket = f"collab-bench-{os.getpid()}-{secrets.token_hex(3)}"
         self.reply_path = self.root / "reply.json"
-        self.reply_path.write_text(claude_json_doc(debater_reply()), encoding="utf-8")
+        self.reply_path.write_text(claude_json_doc(any_seat_reply()), encoding="utf-8")
         self.bash = shutil.which("bash") or "/bin/bash"
         (self.home / "config.toml").write_text(
             "[agents.bench]\n"
