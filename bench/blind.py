@@ -3,10 +3,10 @@
 The bash bench agent sleeps 1 s per turn (``BENCH_AGENT_SLEEP=1``). 2-round debates
 run in this process through the Orchestrator with ``--opening blind`` and ``--opening
 sequential``, on the subprocess and the tmux runner, interleaved; each is stopped once
-round 1 is over (the Listener raises at ``round_finished(1)``: the orchestrator's
+round 1 is over (the event sink raises at round 1's ``ledger`` event: the orchestrator's
 cleanup runs, the rest is not needed). Round-1
-wall time = from the Listener's ``round_started(1)`` to the second ``turn_finished`` of
-round 1 (time.time() in the callbacks). Ideal: 1 s blind, 2 s sequential (0.5×).
+wall time = from the ``round_started`` event of round 1 to the second ``turn_finished`` of
+round 1 (time.time() in the sink). Ideal: 1 s blind, 2 s sequential (0.5×).
 """
 
 from __future__ import annotations
