@@ -462,7 +462,8 @@ B1 = "Role B round one from the other vendor: tokens scale without a shared stor
 A2 = "Claude A round two: the shared store is one Redis, already in the stack."
 B2 = "Role B round two from the other vendor: fine, revocation lists cost little."
 JUDGE = (
-    "## TL;DR\n- Sessions won on revocation.\n\n## Agreements\n- I3\n\n"
+    "## TL;DR\n- Sessions won on revocation.\n\n## Crux\n- Is one more store acceptable?\n\n"
+    "## Agreements\n- I3\n\n## Minority report\n- B: revocation lists cost little.\n\n"
     "## Open disagreements\n- I1, I2\n\n## Trade-offs\n| Option | Gains | Costs | Favoured by |\n"
     "|---|---|---|---|\n| Sessions | revocation | store | A |\n\n"
     "## Recommended actions\n1. Measure the store's latency.\n"
