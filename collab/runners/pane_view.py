@@ -4,6 +4,8 @@ Started by the turn script next to the agent, with generated paths only:
 ``python -S -E -c … ROOT DIR STEP``. It reads ``STEP.view`` (title, output kind),
 follows ``STEP.out`` while the agent writes it, and when ``STEP.exit`` appears prints
 the one-line summary the orchestrator leaves in ``STEP.summary`` (or the exit status).
+A turn replaces the pane's process, which clears the screen: what the pane's previous turn
+brought (its title and summary, ``STEP.before``, left by the tmux runner) is shown first.
 It never reads stdin, so what is typed into the pane for the next turn waits for bash.
 The turn's reply is always taken from the output file, never from this screen.
 """
@@ -11,6 +13,7 @@ The turn's reply is always taken from the output file, never from this screen.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -50,6 +53,9 @@ def run(d: Path, step: str, out: object) -> None:
     tail = OutputTail(d / f"{step}.out")
     exit_path = d / f"{step}.exit"
     started = time.monotonic()
+    before = _read(d / f"{step}.before")
+    if before:
+        write(f"{_DIM}{clean(before)}{_RESET}\n")
     write(f"{_BOLD}{title}{_RESET}\n")
     flush()
     shown = False
@@ -78,6 +84,21 @@ def run(d: Path, step: str, out: object) -> None:
         summary = f"exit {code} · {time.monotonic() - started:.1f}s"
     write(f"{_DIM}── {summary}{_RESET}\n\n")
     flush()
+
+
+def remember_previous(d: Path, previous: str, step: str) -> None:
+    """Leave ``step`` what the same pane showed of ``previous`` (its title and summary),
+    which the new turn's view shows first: nothing else survives the pane's respawn."""
+    try:
+        header = json.loads((d / f"{previous}.view").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    title = one_line(str(header.get("title") or previous), 200)
+    summary = one_line(_read(d / f"{previous}.summary"), 300)
+    text = f"{title}\n── {summary}" if summary else title
+    fd = os.open(d / f"{step}.before", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
 
 
 def _summary(d: Path, step: str) -> str | None:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from collab.errors import PrerequisiteError, RunnerError
 from collab.runners.base import ProcessResult, TurnJob
 from collab.runners.drive import run_turn
+from collab.runners.pane_view import remember_previous
 from collab.runners.turnfiles import TurnDir, find_bash, wait_for_file
 
 if TYPE_CHECKING:
@@ -177,6 +178,7 @@ class TmuxRunner:
         ``.ended`` file, briefly, then replace whatever still runs (``-k``)."""
         if self._last is not None:
             wait_for_file(self._last, time.monotonic() + RESPAWN_WAIT)
+            remember_previous(script.parent, self._last.stem, script.stem)
         self._last = script.with_suffix(".ended")
         self._tmux("respawn-pane", "-k", "-t", self.pane_id, self.bash, str(script))
 

@@ -132,7 +132,7 @@ class TurnDir:
 
     def _clear(self, step: str) -> None:
         for suffix in ("pid", "exit", "out", "err", "pid.tmp", "exit.tmp", "summary", "view",
-                       "ended"):  # fmt: skip
+                       "ended", "before"):  # fmt: skip
             self.file(step, suffix).unlink(missing_ok=True)
         started = self.file(step, "started")
         if started.is_dir():

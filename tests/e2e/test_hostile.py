@@ -240,7 +240,7 @@ def test_hostile_text(
     assert list(pw.iterdir()) == []
     generated = re.compile(
         r"^(r\d+-[AB](-fix)?-\d+|judge(-fix)?-\d+)\."
-        r"(prompt|argv|env|sh|pid|exit|out|err|started|ended|view|summary)$"
+        r"(prompt|argv|env|sh|pid|exit|out|err|started|ended|before|view|summary)$"
     )
     for f in run.temp_dir.iterdir():
         assert generated.match(f.name), f.name
