@@ -24,6 +24,7 @@ Benches (see each module's docstring for exactly what is measured):
             collab.contract_parse (and the offline SmolLM2 model, when installed)
   quality   decision quality over bench/cases: single call vs debates (own options:
             python -m bench --only quality --help; see bench.quality)
+  depth     calls and tokens per --depth on the easy, lingering and contested scripts
 
 Every run uses a temporary COLLAB_HOME and a private tmux server that is killed at the
 end. Comparisons are measured side by side (interleaved) in one run; each figure is a
@@ -52,6 +53,7 @@ from bench import (
     blind,
     claude,
     cpu,
+    depth,
     detect,
     overhead,
     prompts,
@@ -76,6 +78,7 @@ BENCHES: dict[str, Callable[[Ctx], BenchResult]] = {
     "stream": stream.run,
     "blind": blind.run,
     "salvage": salvage.run,
+    "depth": depth.run,
 }
 
 

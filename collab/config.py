@@ -9,7 +9,16 @@ from typing import get_args
 from collab.agents import AGENT_SETUPS, TOOL_SETS, AgentSetup, ToolSet
 from collab.fields import Fields
 from collab.lang import Lang
-from collab.options import OPENINGS, RUNNER_KINDS, DebateRequest, Opening, RunnerKind
+from collab.options import (
+    DEFAULT_ROUNDS,
+    DEPTHS,
+    OPENINGS,
+    RUNNER_KINDS,
+    DebateRequest,
+    Depth,
+    Opening,
+    RunnerKind,
+)
 from collab.seats import SIDES, Side
 
 LANGS: tuple[Lang, ...] = get_args(Lang)
@@ -44,7 +53,7 @@ class DebateConfig:
     role_a: Role
     role_b: Role
     preset: str = "advocate-vs-devils-advocate"
-    rounds: int = DebateRequest.rounds
+    rounds: int = DEFAULT_ROUNDS["standard"]
     contexts: tuple[ContextFile, ...] = ()
     agent_a: AgentChoice = field(default_factory=AgentChoice)
     agent_b: AgentChoice = field(default_factory=AgentChoice)
@@ -63,6 +72,8 @@ class DebateConfig:
     tools: ToolSet = DebateRequest.tools
     # Round 1: "blind" (both sides at once, neither seeing the other) or "sequential".
     opening: Opening = DebateRequest.opening
+    # How deep the run goes (quick, standard, deep, auto); ``rounds`` is its cap.
+    depth: Depth = "standard"
 
     def role(self, side: Side) -> Role:
         return self.role_a if side == "A" else self.role_b
@@ -96,6 +107,7 @@ class DebateConfig:
             agent_setup=f.literal("agent_setup", AGENT_SETUPS, DebateRequest.agent_setup),
             tools=f.literal("tools", TOOL_SETS, DebateRequest.tools),
             opening=f.literal("opening", OPENINGS, DebateRequest.opening),
+            depth=f.literal("depth", DEPTHS, "standard"),
         )
 
 

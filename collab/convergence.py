@@ -27,6 +27,7 @@ StopReason = Literal[
     "budget",
     "interrupted",
     "no-contract",
+    "settled",
 ]
 STOP_REASONS: tuple[StopReason, ...] = get_args(StopReason)
 
@@ -154,4 +155,64 @@ def check(
     if current == 1 and not spoke(1):
         return Decision("no-contract", detail=NO_CONTRACT_STOP)
 
+    return Decision(None)
+
+
+# --depth quick: one blind round, then the Judge.
+QUICK_DETAIL = "quick: no stances were taken"
+
+
+def changes(before: Ledger, after: Ledger, similarity: float = 0.85) -> tuple[str, ...]:
+    """What a round changed that matters (``--depth auto``): a new point, a status change,
+    or an open issue contested with new evidence (rewording is not new evidence)."""
+    out: list[str] = []
+    for issue in after.issues:
+        old = get(before, issue.id)
+        if old is None:
+            out.append(f"new point {issue.id}")
+        elif old.status != issue.status:
+            out.append(f"{issue.id} {old.status} → {issue.status}")
+        elif issue.status == "open" and not (
+            same_text(old.evidence_a, issue.evidence_a, similarity)
+            and same_text(old.evidence_b, issue.evidence_b, similarity)
+        ):
+            out.append(f"new evidence on {issue.id}")
+    return tuple(out)
+
+
+def check_auto(
+    round_ledgers: Sequence[Ledger],
+    max_rounds: int,
+    *,
+    contested: bool,
+    budget_spent: bool = False,
+    similarity: float = 0.85,
+) -> Decision:
+    """``--depth auto`` after round ``len(round_ledgers)`` (round 1 is blind, round 2 the
+    cross-check round): stop once a round changed nothing that matters, or, after the
+    cross-check, when nothing is contested. ``contested``: some stance of the last round
+    was a contest. All issues closed, the cap and the budget stop it as they stop
+    ``standard``."""
+    current = len(round_ledgers)
+    latest = round_ledgers[-1] if round_ledgers else Ledger()
+    if latest.issues and all(issue.status != "open" for issue in latest.issues):
+        n = len(latest.issues)
+        what = "the only issue is" if n == 1 else f"all {n} issues are"
+        return Decision("converged-early", detail=f"{what} resolved or dropped")
+    if current == 2:
+        new = new_points(latest, 2)
+        if not contested and new == 0:
+            return Decision(
+                "settled", detail="auto: nothing was contested in the cross-check round"
+            )
+    elif current > 2 and not changes(round_ledgers[-2], latest, similarity):
+        return Decision(
+            "settled",
+            detail=f"auto: round {current} changed nothing that matters (no new point, "
+            "no contest with new evidence, no status change)",
+        )
+    if current >= max_rounds:
+        return Decision("max-rounds", detail=f"reached {current}/{max_rounds} rounds")
+    if budget_spent:
+        return Decision("timeout", detail=f"time budget spent after round {current}")
     return Decision(None)

@@ -65,6 +65,15 @@ class RunStarted:
 
 
 @dataclass(frozen=True)
+class Planned:
+    """Before the first call: the plan's document (collab.plan) and its lines as shown."""
+
+    kind: ClassVar[str] = "plan"
+    plan: Mapping[str, object]
+    lines: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class RoundStarted:
     kind: ClassVar[str] = "round_started"
     round: int
@@ -250,7 +259,7 @@ class Unknown:
 
 
 Event = (
-    RunStarted | RoundStarted | TurnStarted | Text | Heartbeat | TurnRetry | TurnFinished
+    RunStarted | Planned | RoundStarted | TurnStarted | Text | Heartbeat | TurnRetry | TurnFinished
     | RunWarning | LedgerUpdated | AngleInjected | Stopped | JudgeStarted | JudgeFinished
     | RunFinished | FollowupStarted | FollowupFinished | RoundsAdded | Decided | Unknown
 )  # fmt: skip
@@ -286,6 +295,8 @@ def _fields(ev: Event) -> dict[str, object]:
                 "rounds": ev.rounds, "runner": ev.runner, "attach": ev.attach,
                 "resumed": ev.resumed, "roles": dict(ev.roles),
             }  # fmt: skip
+        case Planned():
+            return {"plan": dict(ev.plan), "lines": list(ev.lines)}
         case RoundStarted():
             return {"round": ev.round, "total": ev.total}
         case TurnStarted():
@@ -503,6 +514,11 @@ def _event(kind: str, d: _Doc) -> Event:
                 abstain=d.opt_string("abstain"), prose=d.string("prose", ""),
                 warnings=d.strings("warnings"),
             )  # fmt: skip
+        case "plan":
+            plan = d.doc.get("plan")
+            if not isinstance(plan, dict):
+                raise BadEvent(f"plan must be an object, got {plan!r}")
+            return Planned(plan=plan, lines=d.strings("lines"))
         case "warning":
             return RunWarning(text=d.string("text"))
         case "ledger":

@@ -94,7 +94,8 @@ _JA_STOP = {"converged-early": "双方が収束しました",
             "max-rounds": "予定したラウンドをすべて実施しました",
             "circular-break": "議論が同じ論点を回り続けたため打ち切りました",
             "timeout": "時間の上限に達しました", "budget": "費用の上限に達しました",
-            "interrupted": "ユーザーが中断しました"}  # fmt: skip
+            "interrupted": "ユーザーが中断しました",
+            "settled": "直前のラウンドで何も変わらなかったため終了しました"}  # fmt: skip
 
 
 def fallback_summary(state: RunState) -> str:

@@ -74,6 +74,15 @@ def m004_steering(doc: Doc) -> None:
         doc.setdefault(key, [])
 
 
+@migration
+def m005_depth(doc: Doc) -> None:
+    """v5 → v6. Runs before ``--depth`` ran by today's rules: ``standard``. (They made
+    no plan: a missing ``plan`` reads as None.)"""
+    cfg = doc.get("config")
+    if isinstance(cfg, dict):
+        cfg.setdefault("depth", "standard")
+
+
 LATEST = len(MIGRATIONS) + 1
 
 

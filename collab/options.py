@@ -40,9 +40,16 @@ OUTPUT = "Output"
 
 RunnerKind = Literal["auto", "tmux", "subprocess"]
 Opening = Literal["blind", "sequential"]
+# How deep a debate goes (docs/depth.md): quick = the blind round and the Judge; standard =
+# today's stop rules; deep = the same rules with more rounds; auto = a cross-check round,
+# then full rounds while the last one changed something that matters.
+Depth = Literal["quick", "standard", "deep", "auto"]
+DEPTHS: tuple[Depth, ...] = get_args(Depth)
+# --rounds when it is not given: the cap each depth runs up to.
+DEFAULT_ROUNDS: dict[Depth, int] = {"quick": 1, "standard": 3, "deep": 7, "auto": 7}
 OPENINGS: tuple[Opening, ...] = get_args(Opening)
 RUNNER_KINDS: tuple[RunnerKind, ...] = get_args(RunnerKind)
-MIN_ROUNDS = 2
+MIN_ROUNDS = 1  # one round is a quick run (--depth quick)
 MAX_ROUNDS = 7
 MAX_TOPIC_CHARS = 2_000  # a topic is a question; the details go into context files
 DEFAULT_CONTEXT_BUDGET = 60_000  # characters of context, all files together
@@ -199,9 +206,16 @@ class DebateRequest:
         "reviews; evidence as path:line).", metavar="TOOLS", panel=AGENTS,
         batch_restricted=True,
     )  # fmt: skip
-    rounds: int = option(
-        3, help=f"Rounds of one turn per side, {MIN_ROUNDS}–{MAX_ROUNDS}.", short="-r",
-        metavar="N", panel=LIMITS, minimum=MIN_ROUNDS, maximum=MAX_ROUNDS,
+    depth: str | None = option(
+        None, help="How deep to go: quick (the blind round, then the Judge), standard, deep "
+        "(more rounds), or auto (a cross-check round, then rounds while they change "
+        "something); --rounds is the cap.", metavar="DEPTH", panel=LIMITS,
+        choices=DEPTHS, default_text="standard; quick when rounds is 1",
+    )  # fmt: skip
+    rounds: int | None = option(
+        None, help=f"Rounds of one turn per side, {MIN_ROUNDS}–{MAX_ROUNDS} (1: quick); the cap "
+        "for the depth.", short="-r", metavar="N", panel=LIMITS, minimum=MIN_ROUNDS,
+        maximum=MAX_ROUNDS, default_text="3; 7 for deep and auto",
     )  # fmt: skip
     timeout: float = option(
         120.0, help="Seconds per turn.", metavar="SECONDS", panel=LIMITS, positive=_SECONDS

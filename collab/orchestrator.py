@@ -33,6 +33,7 @@ from collab.events import (
     JudgeFinished,
     JudgeStarted,
     LedgerUpdated,
+    Planned,
     RoundStarted,
     RunFinished,
     RunStarted,
@@ -46,6 +47,7 @@ from collab.judge.labels import first_side
 from collab.ledger import Ledger
 from collab.ledger_summary import fallback_summary
 from collab.parallel import hold_signals, run_parallel, sigterm_as_interrupt
+from collab.planning import plan_for
 from collab.prompts import Prompts, TurnView
 from collab.request import context_drift
 from collab.runners import RunnerFactory, runner_factory
@@ -145,6 +147,7 @@ class Orchestrator:
                     resumed=self.resumed, roles={"A": cfg.role_a.name, "B": cfg.role_b.name},
                 )
             )  # fmt: skip
+            self._plan()
             for note in context_drift(self.cfg.contexts) if self.resumed else []:
                 # The run keeps the context text saved in state.json.
                 self.events.emit(RunWarning(note))
@@ -271,6 +274,20 @@ class Orchestrator:
                 companion.close()
         return [answers[seat] for seat in seats]
 
+    def _plan(self) -> None:
+        """The plan, before the first call (a resumed run keeps the one it began with);
+        a --max-cost below its lowest expected cost is a warning, not a stop."""
+        st = self.state
+        if not self.resumed:
+            plan = plan_for(self.cfg)
+            st.plan = plan.document()
+            self._save()
+            self.events.emit(Planned(plan=plan.document(), lines=tuple(plan.lines())))
+            note = plan.over_cap(self.cfg.max_cost)
+            if note is not None:
+                self.events.emit(RunWarning(note))
+                st.warnings.append(note)
+
     # -- the loop ----------------------------------------------------------------------
     def _debate(self, caller: AgentCaller, runner: Runner) -> None:
         st = self.state
@@ -281,12 +298,13 @@ class Orchestrator:
                 continue
             self.events.emit(RoundStarted(r, self.cfg.rounds))
             todo = [side for side in SIDES if st.turn(r, side) is None]
-            if r == 1 and self.cfg.opening == "blind" and todo:
+            at_once = (r == 1 and self.cfg.opening == "blind") or self._cross_check(r)
+            if at_once and todo:
                 # Both sides write at once, neither seeing the other; the cost cap and the
                 # budget are checked once, before the round.
                 if self._check_stop():
                     return
-                self._blind_round(caller, runner, todo)
+                self._blind_round(caller, runner, todo, r)
             else:
                 for side in todo:
                     if self._check_stop():
@@ -294,6 +312,10 @@ class Orchestrator:
                     self._record(self._take(caller, r, side))
             if self._end_of_round(r):
                 return
+
+    def _cross_check(self, r: int) -> bool:
+        """``--depth auto``'s round 2: both sides at once, each seeing only round 1."""
+        return r == 2 and self.cfg.depth == "auto"
 
     def _take(
         self, caller: AgentCaller, r: int, side: Side, seen: Seen | None = None
@@ -307,22 +329,33 @@ class Orchestrator:
         return self.turns.take(
             self._context(), caller, r, side, ledger, history, angle, blind=blind,
             note=st.note_for(r),
+            cross_check=self._cross_check(r),
         )  # fmt: skip
 
-    def _blind_round(self, caller: AgentCaller, runner: Runner, todo: list[Side]) -> None:
-        """Round 1 with both sides at once, in two panes (or two processes); each turn is
-        saved the moment it ends. Only a side left unfinished by a crash runs alone.
-        Neither prompt shows the other side's round 1, whichever ends (or was saved) first."""
-        seen: Seen = (self.state.ledger(0), [])
+    def _blind_round(
+        self, caller: AgentCaller, runner: Runner, todo: list[Side], r: int = 1
+    ) -> None:
+        """Round ``r`` with both sides at once, in two panes (or two processes); each turn
+        is saved the moment it ends. Only a side left unfinished by a crash runs alone.
+        Neither prompt shows the other side's round ``r``, whichever ends (or was saved)
+        first: round 1 of a blind opening, or ``--depth auto``'s cross-check round."""
+        history = [t for t in self._history() if t.round_no < r]
+        seen: Seen = (self.state.ledger(r - 1), history)
+        if self._cross_check(r):  # each side sees only the others' blind replies
+            seen_by: dict[Side, Seen] = {
+                side: (seen[0], [t for t in history if t.side != side]) for side in SIDES
+            }
+        else:
+            seen_by = {side: seen for side in SIDES}
         if len(todo) == 1:
-            self._record(self._take(caller, 1, todo[0], seen))
+            self._record(self._take(caller, r, todo[0], seen_by[todo[0]]))
             return
         companion = runner.companion()
         try:
             callers: dict[Side, AgentCaller] = {"A": caller, "B": caller.with_runner(companion)}
 
             def task(side: Side) -> Callable[[], None]:
-                return lambda: self._record(self._take(callers[side], 1, side, seen))
+                return lambda: self._record(self._take(callers[side], r, side, seen_by[side]))
 
             run_parallel({side: task(side) for side in todo}, cancel=self._cancel)
         finally:
@@ -345,13 +378,7 @@ class Orchestrator:
         st = self.state
         ledger = st.ledger()
         self.events.emit(LedgerUpdated(r, ledger))
-        decision = convergence.check(
-            st.round_ledgers(),
-            self.cfg.rounds,
-            angle_injected=st.angle is not None,
-            budget_spent=self._budget_spent(),
-            parsed=st.parsed_rounds(),
-        )
+        decision = self._decide(r)
         st.checked_rounds.append(r)
         if decision.inject_angle:
             text = self.prompts.angle(r - 1)
@@ -362,6 +389,34 @@ class Orchestrator:
             return True
         self._save()
         return False
+
+    def _decide(self, r: int) -> convergence.Decision:
+        """The stop rules of the run's depth after round ``r``."""
+        st = self.state
+        depth = self.cfg.depth
+        if depth in ("quick", "auto") and r == 1 and not any(st.parsed_rounds()[:1]):
+            # As in standard: no usable contract from any side stops the run here.
+            return convergence.Decision("no-contract", detail=convergence.NO_CONTRACT_STOP)
+        if depth == "quick":
+            return convergence.Decision("max-rounds", detail=convergence.QUICK_DETAIL)
+        if depth == "auto":
+            contested = any(
+                x.stance == "contest"
+                for t in st.turns
+                if t.round_no == r and t.contract is not None
+                for x in t.contract.stances
+            )
+            return convergence.check_auto(
+                st.round_ledgers(), self.cfg.rounds, contested=contested,
+                budget_spent=self._budget_spent(),
+            )  # fmt: skip
+        return convergence.check(
+            st.round_ledgers(),
+            self.cfg.rounds,
+            angle_injected=st.angle is not None,
+            budget_spent=self._budget_spent(),
+            parsed=st.parsed_rounds(),
+        )
 
     def _check_stop(self) -> bool:
         """The budget and cost cap, before a turn (or a blind round): True when stopped."""

@@ -103,10 +103,13 @@ class Prompts:
         *,
         blind: bool = False,
         note: str | None = None,
+        cross_check: bool = False,
     ) -> str:
         """``blind``: this round's other side is never shown (round 1 of a blind opening,
         also when that side's turn is already saved, as after a crash). ``note``: the
-        decider's note for a round added by ``collab continue``."""
+        decider's note for a round added by ``collab continue``. ``cross_check``:
+        ``--depth auto``'s round 2, short replies (a quarter of --max-chars) taking stances
+        on the other side's points."""
         recent = recent_turns(history, side, round_no)
         if blind:
             recent = [t for t in recent if t.round_no != round_no]
@@ -136,8 +139,9 @@ class Prompts:
             note=_note(note),
             contract=contract_view(ledger),
             failed_evidence=failed_evidence(ledger, lambda s: f"Role {s}"),
-            max_chars=cfg.max_chars,
+            max_chars=cross_check_chars(cfg.max_chars) if cross_check else cfg.max_chars,
             read_tools=cfg.tools == "read",
+            cross_check=cross_check,
         )
 
     def reask(
@@ -315,6 +319,11 @@ class Prompts:
 
 def _note(note: str | None) -> str | None:
     return for_prompt(note.strip(), MAX_NOTE_CHARS) if note and note.strip() else None
+
+
+def cross_check_chars(max_chars: int) -> int:
+    """The prose limit of a cross-check reply: a quarter of --max-chars."""
+    return max_chars // 4
 
 
 def _where(exc: BaseException, name: str) -> str:

@@ -19,9 +19,12 @@ from collab.judge.pick import AUTO, pick_judge
 from collab.lang import resolve_lang
 from collab.options import (
     DEFAULT_CONTEXT_BUDGET,
+    DEFAULT_ROUNDS,
+    DEPTHS,
     MAX_CONTEXT_FILES,
     MAX_TOPIC_CHARS,
     DebateRequest,
+    Depth,
     Option,
     Surface,
     either,
@@ -229,12 +232,14 @@ def build_config(
         if preset_key == "custom" else [],
         allow=req.allow_secrets,
     )  # fmt: skip
+    depth, rounds = depth_and_rounds(req, surface)
     return DebateConfig(
         topic=topic,
         role_a=ra_role,
         role_b=rb_role,
         preset=preset_key,
-        rounds=req.rounds,
+        rounds=rounds,
+        depth=depth,
         contexts=contexts,
         agent_a=_choice(req.agent_a, req.model_a, command),
         agent_b=_choice(req.agent_b, req.model_b, command),
@@ -267,6 +272,33 @@ def unpriced(seats: Sequence[tuple[str, str | None]], command: str | None = None
         if not reports_cost(spec) and price_for(agent, model, table) is None and key not in out:
             out.append(key)
     return out
+
+
+def depth_and_rounds(req: DebateRequest, surface: Surface = "cli") -> tuple[Depth, int]:
+    """``--depth`` and ``--rounds`` together: ``--rounds 1`` alone is a quick run, a depth
+    alone runs up to its own cap; the combinations that contradict each other are one
+    UsageError naming both options."""
+    depth_flag, rounds_flag = spell("depth", surface), spell("rounds", surface)
+    opening_flag = spell("opening", surface)
+    given = req.depth or ("quick" if req.rounds == 1 else "standard")
+    depth: Depth = next(d for d in DEPTHS if d == given)  # checked against DEPTHS already
+    rounds = DEFAULT_ROUNDS[depth] if req.rounds is None else req.rounds
+    if depth == "quick" and rounds != 1:
+        raise UsageError(
+            f"{depth_flag} quick is one round, got {rounds_flag} {rounds}: leave out "
+            f"{rounds_flag} or give 1"
+        )
+    if depth != "quick" and rounds == 1:
+        raise UsageError(
+            f"{rounds_flag} 1 is a quick run: use {depth_flag} quick, or {depth_flag} "
+            f"{depth} with {rounds_flag} 2 or more"
+        )
+    if depth == "quick" and req.opening == "sequential":
+        raise UsageError(
+            f"{depth_flag} quick is the blind round alone: it does not take "
+            f"{opening_flag} sequential"
+        )
+    return depth, rounds
 
 
 def _choice(agent: str, model: str | None, command: str | None) -> AgentChoice:
@@ -340,7 +372,7 @@ def coerce_field(opt: Option, value: object, name: str) -> object:
 def check_value(opt: Option, value: object, name: str) -> None:
     """The option's choices or range, checked where the value came in (``name``: as that
     surface spells the option)."""
-    if opt.choices and value not in opt.choices:
+    if opt.choices and value is not None and value not in opt.choices:
         raise UsageError(f"{name} must be {either(opt.choices)}, got {value!r}")
     if not isinstance(value, int | float) or isinstance(value, bool):
         return

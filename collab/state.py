@@ -114,6 +114,8 @@ class RunState:
     continues: list[Continued] = field(default_factory=list)
     # The Judge summaries a continue replaced, oldest first (shown as superseded).
     superseded_judges: list[Judge] = field(default_factory=list)
+    # The plan made before the first call (collab.plan's document); None before --depth.
+    plan: dict[str, object] | None = None
 
     def note_for(self, round_no: int) -> str | None:
         """The decider's note for a round added by ``collab continue`` (None: no note)."""
@@ -168,6 +170,10 @@ class RunState:
         """Is any part of ``cost_usd`` collab's estimate (an agent that reports none)?"""
         return any(m.cost_estimated and m.cost_usd is not None for m in self._metas())
 
+    def calls(self) -> int:
+        """Agent calls made: every attempt of every turn, re-ask and Judge answer."""
+        return sum(max(1, m.attempts) for m in self._metas())
+
     def cost_usd(self, side: Side | None = None) -> float | None:
         known = [m.cost_usd for m in self._metas(side) if m.cost_usd is not None]
         return round(sum(known), 6) if known else None
@@ -184,7 +190,7 @@ class RunState:
         return any(t.contract is not None for t in self.turns)
 
     def verdict(self) -> Verdict:
-        return verdict(self.ledger(), self.any_contract())
+        return verdict(self.ledger(), self.any_contract(), quick=self.config.depth == "quick")
 
     def tokens(self) -> Usage:
         return sum_usage([m.usage for m in self._metas() if m.usage is not None]) or Usage()
@@ -216,6 +222,7 @@ class RunState:
             "followups": [asdict(f) for f in self.followups],
             "continues": [asdict(c) for c in self.continues],
             "superseded_judges": [asdict(j) for j in self.superseded_judges],
+            "plan": self.plan,
             # Derived, kept for readers of state.json (resume recomputes them).
             "ledger": ledger_to_dict(ledger),
             "round_ledgers": [ledger_to_dict(lg) for lg in self.round_ledgers()],
@@ -253,7 +260,17 @@ class RunState:
             followups=[_followup(x) for x in f.items("followups")],
             continues=[_continued(x) for x in f.items("continues")],
             superseded_judges=[_judge(x) for x in f.items("superseded_judges")],
+            plan=_plan(f.get("plan")),
         )
+
+
+def _plan(value: object) -> dict[str, object] | None:
+    """The plan as saved (an object), or None; anything else is damage."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise DamagedField("state.plan", "not an object")
+    return {str(k): v for k, v in value.items()}
 
 
 def _angle(f: Fields) -> Angle:

@@ -10,8 +10,9 @@
 - contract salvage rate: contract items kept / items sent;
 - Judge fallback rate: runs whose summary had to be written from the ledger;
 - cost per resolved issue;
-- open blocking issues, and the share of cited evidence (``path:line``) that verified.
-- decided runs (``collab decide``).
+- open blocking issues, and the share of cited evidence (``path:line``) that verified;
+- decided runs (``collab decide``);
+- per depth (quick, standard, deep, auto): runs, calls, tokens, cost and the verdict mix.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from dataclasses import asdict, dataclass, field
 
 from collab.decision import current
 from collab.ledger import open_blocking
+from collab.options import DEPTHS
 from collab.state import RunState
 
 
@@ -47,6 +49,10 @@ class RunStats:
     conceded: int = 0  # issues dropped by their raiser's reasoned agree
     contract_turns: int = 0  # debater turns whose contract was usable
     decided: bool = False
+    depth: str = "standard"
+    calls: int = 0  # agent calls, retries and re-asks included
+    input_tokens: int = 0
+    output_tokens: int = 0
 
     @property
     def concession_rate(self) -> float | None:
@@ -106,7 +112,25 @@ def run_stats(state: RunState) -> RunStats:
         conceded=sum(1 for i in ledger.issues if i.resolution == "conceded"),
         contract_turns=sum(1 for t in debater_turns if t.contract is not None),
         decided=current(state.decisions) is not None,
+        depth=state.config.depth,
+        calls=state.calls(),
+        input_tokens=state.tokens().input_tokens,
+        output_tokens=state.tokens().output_tokens,
     )
+
+
+@dataclass(frozen=True)
+class DepthStats:
+    """The runs of one depth: what they made and what they concluded."""
+
+    runs: int
+    calls: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float | None
+    verdicts: dict[str, int]
+    calls_per_run: float | None
+    tokens_per_run: float | None
 
 
 @dataclass(frozen=True)
@@ -133,6 +157,45 @@ class Stats:
     contract_turns: int = 0
     contract_rate: float | None = None
     decided_runs: int = 0
+    by_depth: dict[str, DepthStats] = field(default_factory=dict)
+
+
+# The JSON Schema of one depth's DepthStats in ``collab stats --json``'s ``by_depth``.
+DEPTH_STATS_JSON_SCHEMA: dict[str, object] = {
+    "type": "object",
+    "description": "The runs of one depth: runs, calls, tokens, cost and the verdict mix.",
+    "properties": {
+        **{k: {"type": "integer", "minimum": 0}
+           for k in ("runs", "calls", "input_tokens", "output_tokens")},
+        **{k: {"type": ["number", "null"]}
+           for k in ("cost_usd", "calls_per_run", "tokens_per_run")},
+        "verdicts": {"type": "object", "additionalProperties": {"type": "integer"}},
+    },
+    "required": ["runs", "calls", "input_tokens", "output_tokens", "verdicts"],
+}  # fmt: skip
+
+
+def per_depth(runs: Sequence[RunStats]) -> dict[str, DepthStats]:
+    """Runs grouped by depth, in the order quick, standard, deep, auto."""
+    out: dict[str, DepthStats] = {}
+    for depth in DEPTHS:
+        mine = [r for r in runs if r.depth == depth]
+        if not mine:
+            continue
+        costs = [r.cost_usd for r in mine if r.cost_usd is not None]
+        calls = sum(r.calls for r in mine)
+        tokens = sum(r.input_tokens + r.output_tokens for r in mine)
+        out[depth] = DepthStats(
+            runs=len(mine),
+            calls=calls,
+            input_tokens=sum(r.input_tokens for r in mine),
+            output_tokens=sum(r.output_tokens for r in mine),
+            cost_usd=round(sum(costs), 6) if costs else None,
+            verdicts=dict(sorted(Counter(r.verdict for r in mine).items())),
+            calls_per_run=round(calls / len(mine), 2),
+            tokens_per_run=round(tokens / len(mine), 1),
+        )
+    return out
 
 
 def aggregate(runs: Sequence[RunStats]) -> Stats:
@@ -168,6 +231,7 @@ def aggregate(runs: Sequence[RunStats]) -> Stats:
         contract_turns=sum(r.contract_turns for r in runs),
         contract_rate=_ratio(sum(r.contract_turns for r in runs), sum(r.turns for r in runs)),
         decided_runs=sum(1 for r in runs if r.decided),
+        by_depth=per_depth(runs),
     )
 
 

@@ -99,14 +99,24 @@ class Turns:
         *,
         blind: bool = False,
         note: str | None = None,
+        cross_check: bool = False,
     ) -> TurnRecord:
         """``blind``: the prompt shows nothing of this round's other side (round 1).
-        ``note``: the decider's note (a round added by ``collab continue``). The reply as
+        ``note``: the decider's note (a round added by ``collab continue``).
+        ``cross_check``: the short stances-only round of ``--depth auto``. The reply as
         the agent wrote it, uncut, goes to the run dir once."""
         role = self.cfg.role(side)
         ui = ctx.events
         prompt = self.prompts.role(
-            self.cfg, side, r, ledger, history, angle, blind=blind, note=note
+            self.cfg,
+            side,
+            r,
+            ledger,
+            history,
+            angle,
+            blind=blind,
+            note=note,
+            cross_check=cross_check,
         )
         ui.emit(TurnStarted(r, side, role.name))
         res = caller.call(

@@ -1,6 +1,7 @@
 """The verdict of a debate, computed from the ledger by code — never taken from the Judge.
 
-- ``inconclusive``: no contract block ever parsed, or no issue was raised;
+- ``inconclusive``: a quick run (``--depth quick``: no stances were taken), no contract
+  block ever parsed, or no issue was raised;
 - ``consensus``: no issue is open (each resolved by a reasoned agree, or dropped);
 - ``partial``: some issue is resolved or dropped, others are still open;
 - ``split``: every issue is still open.
@@ -14,10 +15,16 @@ from collab.ledger import Ledger
 
 Verdict = Literal["consensus", "partial", "split", "inconclusive"]
 VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
+# The rule in one line, for the schemas and the docs.
+VERDICT_TEXT = (
+    "Computed from the ledger: inconclusive (a quick run, no contract block ever parsed, "
+    "or no issue raised), consensus (no issue open), partial (some resolved or dropped, "
+    "some open), split (all open)."
+)
 
 
-def verdict(ledger: Ledger, any_contract: bool) -> Verdict:
-    if not any_contract or not ledger.issues:
+def verdict(ledger: Ledger, any_contract: bool, *, quick: bool = False) -> Verdict:
+    if quick or not any_contract or not ledger.issues:
         return "inconclusive"
     statuses = {issue.status for issue in ledger.issues}
     if "open" not in statuses:

@@ -90,10 +90,15 @@ def _detach(cfg: DebateConfig, *, as_json: bool, ndjson: bool) -> None:
         raise UsageError("--events ndjson follows a run in the foreground; with --detach use "
                          "collab watch ID")  # fmt: skip
     check_prerequisites(cfg)
-    doc = started_document(start_detached(cfg), cfg)
+    started = start_detached(cfg)
+    doc = started_document(started, cfg)
     if as_json:
         echo_json(doc)
         return
+    for line in [] if started.plan is None else started.plan.lines():
+        sys.stderr.write(line + "\n")
+    for warning in doc["warnings"] if isinstance(doc["warnings"], list) else []:
+        sys.stderr.write(f"warning: {warning}\n")
     sys.stdout.write(f"{doc['run_id']}\n")
     sys.stderr.write(f"started; follow it with: {doc['watch']} (or collab status "
                      f"{doc['run_id']}, collab result {doc['run_id']})\n")  # fmt: skip

@@ -27,6 +27,7 @@ from collab.events import (
     JudgeStarted,
     LedgerUpdated,
     Logged,
+    Planned,
     RoundStarted,
     RunFinished,
     RunStarted,
@@ -78,6 +79,9 @@ class DebateView:
         match ev:
             case RunStarted():
                 self._run_started(ev)
+            case Planned():
+                for line in ev.lines:
+                    self._print(Text(clean(line), style="dim"))
             case RoundStarted():
                 self._print(Rule(f"Round {ev.round}/{ev.total}", characters="─"))
             case TurnStarted():

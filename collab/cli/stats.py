@@ -65,3 +65,14 @@ def stats(as_json: o.Json = False) -> None:
     for name, value in rows:
         table.add_row(name, value)
     Console().print(table)
+    if not total.by_depth:
+        return
+    depths = Table(title="per depth", title_justify="left")
+    for column in ("depth", "runs", "calls", "tokens in / out", "cost", "verdicts"):
+        depths.add_column(column, no_wrap=column != "verdicts")
+    for depth, d in total.by_depth.items():
+        mix = ", ".join(f"{k} {v}" for k, v in d.verdicts.items())
+        cost = "n/a" if d.cost_usd is None else f"${d.cost_usd:.4f}"
+        depths.add_row(depth, str(d.runs), f"{d.calls} ({d.calls_per_run:g}/run)",
+                       f"{d.input_tokens:,} / {d.output_tokens:,}", cost, mix)  # fmt: skip
+    Console().print(depths)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from collab.agents import load_agents
@@ -18,6 +18,8 @@ from collab.config import DebateConfig
 from collab.control.liveness import DRIVER_LOG, DRIVER_PID_FILE
 from collab.doctor import check_prerequisites
 from collab.options import DebateRequest, Surface
+from collab.plan import Plan
+from collab.planning import plan_for
 from collab.request import build_config
 from collab.runners.detach import spawn_driver
 from collab.state import Origin, RunState
@@ -29,6 +31,7 @@ class Started:
     run_id: str
     pid: int
     run_dir: RunDir
+    plan: Plan | None = None  # made before the run's first call
 
 
 def validate(
@@ -54,9 +57,12 @@ def start_detached(
     so that it leaves no zombie; a command that exits right away leaves that to init.
     ``origin`` is recorded in state.json (``mcp``: a model started it)."""
     run_dir = RunDir(new_run_id())
-    state = RunState(run_id=run_dir.run_id, config=cfg, status="pending", origin=origin)
+    plan = plan_for(cfg)
+    state = RunState(
+        run_id=run_dir.run_id, config=cfg, status="pending", origin=origin, plan=plan.document()
+    )
     run_dir.create(state.to_dict())
-    return drive_detached(run_dir, cwd=cwd, env=env, reap=reap)
+    return replace(drive_detached(run_dir, cwd=cwd, env=env, reap=reap), plan=plan)
 
 
 def drive_detached(
@@ -91,6 +97,9 @@ def started_document(started: Started, cfg: DebateConfig) -> dict[str, object]:
         "rounds": cfg.rounds,
         "runner": cfg.runner,
         "max_cost": cfg.max_cost,
+        "depth": cfg.depth,
+        "plan": None if started.plan is None else started.plan.document(),
+        "warnings": [w for w in [started.plan and started.plan.over_cap(cfg.max_cost)] if w],
         "watch": f"collab watch {rid}",
         "status_command": f"collab status {rid}",
         "result_command": f"collab result {rid}",

@@ -18,7 +18,7 @@ from collab.errors import UsageError
 from collab.judge.pick import AUTO, pick_judge
 from collab.options import DebateRequest
 from collab.paths import config_table
-from collab.request import request_from, unpriced
+from collab.request import depth_and_rounds, request_from, unpriced
 from collab.settings import user_defaults
 
 DEFAULT_MAX_COST = 2.0  # USD per debate
@@ -130,11 +130,12 @@ def debate_request(
                         (judge, req.judge_model)))  # fmt: skip
     if missing:
         # No cost to cap: the debate is bounded by its number of agent calls instead.
-        calls = 2 * req.rounds + 1
+        _, rounds = depth_and_rounds(req, "mcp")
+        calls = 2 * rounds + 1
         if calls > limits.max_calls:
             raise UsageError(
                 f"{', '.join(missing)} reports no cost and has no price, so this debate is "
-                f"bounded by calls: {req.rounds} rounds take {calls} agent calls, over this "
+                f"bounded by calls: {rounds} rounds take {calls} agent calls, over this "
                 f"server's max_calls of {limits.max_calls} (ask for fewer rounds; the user can "
                 "raise max_calls in [mcp], or price the model in [prices] of config.toml)"
             )

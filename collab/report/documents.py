@@ -42,6 +42,8 @@ def result_document(state: RunState, run_dir: RunDir) -> dict[str, object]:
         "stop_detail": state.stop_detail,
         "verdict": state.verdict(),
         "open_blocking": open_blocking(ledger),
+        "depth": cfg.depth,
+        "plan": state.plan,
         "stats": run_stats(state).document(),
         "error": state.error,
         "topic": cfg.topic,

@@ -17,12 +17,14 @@ from collab.decision import DECISION_KINDS
 from collab.doctor import Level
 from collab.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_PREREQ, EXIT_USAGE
 from collab.ledger import STATUSES, Resolution
-from collab.options import RunnerKind
+from collab.options import DEPTHS, RunnerKind
+from collab.plan import PLAN_JSON_SCHEMA
 from collab.seats import SIDES
 from collab.skill import InstallAction
 from collab.state import RunStatus
+from collab.stats import DEPTH_STATS_JSON_SCHEMA
 from collab.turns import TurnStatus
-from collab.verdict import VERDICTS
+from collab.verdict import VERDICT_TEXT, VERDICTS
 
 _NUM_OR_NULL: dict[str, Any] = {"type": ["number", "null"]}
 _STR_OR_NULL: dict[str, Any] = {"type": ["string", "null"]}
@@ -114,8 +116,10 @@ RESULT = _doc(
         "status": _STATUS,
         "stop_reason": {"enum": [*STOP_REASONS, None]},
         "stop_detail": {"type": "string"},
-        "verdict": {"enum": list(VERDICTS)},
+        "verdict": {"enum": list(VERDICTS), "description": VERDICT_TEXT},
         "open_blocking": {"type": "integer", "minimum": 0},
+        "depth": {"enum": list(DEPTHS), "description": "Absent before --depth: standard."},
+        "plan": PLAN_JSON_SCHEMA,
         "error": _STR_OR_NULL,
         "topic": {"type": "string"},
         "preset": {"type": "string"},
@@ -384,6 +388,7 @@ EVENT = _doc(
         "event": {
             "enum": [
                 "run_started",
+                "plan",
                 "round_started",
                 "turn_started",
                 "text",
@@ -412,6 +417,7 @@ EVENT = _doc(
         "exit_code": {"type": "integer"},
         "issues": {"type": "array", "items": _ISSUE},
         "counts": _COUNTS,
+        "plan": PLAN_JSON_SCHEMA,
     },
     ["seq", "ts", "event"],
 )
@@ -451,6 +457,7 @@ STATS = _doc(
         "cites": {"type": "integer", "minimum": 0},
         "evidence_verified_rate": _RATE,
         "decided_runs": _COUNT_0,
+        "by_depth": {"type": "object", "additionalProperties": DEPTH_STATS_JSON_SCHEMA},
         "per_run": {"type": "array", "items": {"type": "object"}},
     },
     ["runs", "turns", "concession_rate", "verdicts", "salvage_rate", "per_run"],
@@ -480,6 +487,9 @@ STARTED = _doc(
         "rounds": {"type": "integer", "minimum": 1},
         "runner": {"enum": list(get_args(RunnerKind))},
         "max_cost": _NUM_OR_NULL,
+        "depth": {"enum": list(DEPTHS)},
+        "plan": PLAN_JSON_SCHEMA,
+        "warnings": {"type": "array", "items": {"type": "string"}},
         "watch": {"type": "string", "description": "the command that shows the run live"},
         "status_command": {"type": "string"},
         "result_command": {"type": "string"},

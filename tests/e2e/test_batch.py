@@ -269,7 +269,7 @@ BAD_FILES = [
     BadFile("jsonl-invalid-json", "t.jsonl", '{"topic": "a"}\n\n{"topic": b}\n',
             "{f}:3: invalid JSON"),
     BadFile("jsonl-rounds-out-of-range", "t.jsonl", '{"topic": "a"}\n{"topic": "b", "rounds": 9}\n',
-            "{f}:2: rounds must be 2–7, got 9"),
+            "{f}:2: rounds must be 1–7, got 9"),
     BadFile("jsonl-wrong-type", "t.jsonl", '{"topic": "a", "rounds": "two"}\n',
             "{f}:1: rounds must be an integer, got str"),
     BadFile("jsonl-unknown-key", "t.jsonl", '{"topic": "a"}\n{"topic": "b", "colour": "red"}\n',

@@ -146,7 +146,7 @@ def test_console_script_help() -> None:
         [str(script), "debate", "x", "--rounds", "9"], capture_output=True, text=True, timeout=60
     )
     assert res.returncode == 2
-    assert res.stderr.strip() == "collab: --rounds must be 2–7, got 9"
+    assert res.stderr.strip() == "collab: --rounds must be 1–7, got 9"
 
 
 def test_no_arguments_shows_help_and_exits_2(cli: Callable[..., Outcome]) -> None:
@@ -515,7 +515,7 @@ CONFIG_CASES = [
     ConfigCase("defaults-not-table", "defaults = 3\n", "[defaults] must be a table"),
     ConfigCase("bad-agent-table", "[agents.x]\nargv = []\n", "argv must be a non-empty list"),
     ConfigCase(
-        "invalid-default-value", "[defaults]\nrounds = 9\n", "[defaults] rounds must be 2–7"
+        "invalid-default-value", "[defaults]\nrounds = 9\n", "[defaults] rounds must be 1–7"
     ),
 ]
 

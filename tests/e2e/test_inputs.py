@@ -172,8 +172,28 @@ CASES = [
     Case("whitespace-topic", debate(topic=" \n\t  "), "the topic is empty"),
     Case("topic-too-long", debate(topic="x" * 2001), "the topic is 2001 characters"),
     Case("topic-nul", debate(topic="a\0b"), "NUL byte", argv_ok=False),
-    Case("rounds-1", debate("--rounds", "1"), "--rounds must be 2–7, got 1"),
-    Case("rounds-8", debate("--rounds", "8"), "--rounds must be 2–7, got 8"),
+    Case("rounds-0", debate("--rounds", "0"), "--rounds must be 1–7, got 0"),
+    Case(
+        "depth-xx",
+        debate("--depth", "xx"),
+        "--depth must be quick, standard, deep or auto, got 'xx'",
+    ),
+    Case(
+        "quick-rounds-3",
+        debate("--depth", "quick", "--rounds", "3"),
+        "--depth quick is one round, got --rounds 3: leave out --rounds or give 1",
+    ),
+    Case(
+        "rounds-1-deep",
+        debate("--depth", "deep", "--rounds", "1"),
+        "--rounds 1 is a quick run: use --depth quick, or --depth deep with --rounds 2 or more",
+    ),
+    Case(
+        "quick-sequential",
+        debate("--depth", "quick", "--opening", "sequential"),
+        "--depth quick is the blind round alone: it does not take --opening sequential",
+    ),
+    Case("rounds-8", debate("--rounds", "8"), "--rounds must be 1–7, got 8"),
     Case("rounds-x", debate("--rounds", "x"), "Invalid value for '--rounds'"),
     Case(
         "unknown-preset",
@@ -287,7 +307,12 @@ CASES = [
     Case(
         "batch-rounds-8",
         ("batch", "{d}/topics.txt", *SAFE, "--rounds", "8"),
-        "--rounds must be 2–7, got 8",
+        "--rounds must be 1–7, got 8",
+    ),
+    Case(
+        "batch-quick-rounds-2",
+        ("batch", "{d}/topics.txt", *SAFE, "--depth", "quick", "--rounds", "2"),
+        "depth quick is one round, got rounds 2: leave out rounds or give 1",
     ),
     Case("batch-file-missing", ("batch", "{d}/nope.txt", *SAFE), "topics file not found"),
 ]

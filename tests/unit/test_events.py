@@ -139,8 +139,8 @@ def test_a_bad_field_is_rejected_not_guessed(kind: str, spoil: Any, field: str) 
 
 
 def test_a_newer_kind_is_kept_as_unknown_and_other_lines_are_not_events() -> None:
-    doc = {"schema": "collab.event/1", "seq": 4, "ts": 1.0, "event": "plan", "steps": 3}
-    assert from_json(doc) == Logged(4, 1.0, Unknown("plan", {"steps": 3}))
+    doc = {"schema": "collab.event/1", "seq": 4, "ts": 1.0, "event": "forecast", "steps": 3}
+    assert from_json(doc) == Logged(4, 1.0, Unknown("forecast", {"steps": 3}))
     assert from_json({"schema": "collab.result/1", "event": "run_finished"}) is None
     assert from_json(["not", "an", "object"]) is None
 
@@ -169,7 +169,7 @@ def view() -> tuple[DebateView, io.StringIO, io.StringIO]:
 
 def test_the_view_passes_over_an_unknown_kind() -> None:
     v, err, out = view()
-    v.handle(Logged(1, 1.0, Unknown("plan", {"text": "hidden"})))
+    v.handle(Logged(1, 1.0, Unknown("forecast", {"text": "hidden"})))
     assert err.getvalue() == out.getvalue() == ""
 
 

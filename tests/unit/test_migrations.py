@@ -53,6 +53,7 @@ ROWS = [
     Row("continues-none", ("continues",), []),
     Row("superseded-judges-none", ("superseded_judges",), []),
     Row("version", ("schema_version",), LATEST),
+    Row("depth-standard", ("config", "depth"), "standard"),
 ]
 
 
@@ -68,7 +69,7 @@ def test_what_a_v1_run_said_is_kept() -> None:
     doc = v1_doc()
     doc["config"] = {"topic": "T", "rounds": 3, "opening": "blind", "tools": "read"}
     out = migrate(copy.deepcopy(doc), 1)
-    assert out["config"] == {**doc["config"], "agent_setup": "lean"}  # type: ignore[dict-item]
+    assert out["config"] == {**doc["config"], "agent_setup": "lean", "depth": "standard"}  # type: ignore[dict-item]
 
 
 def test_damage_is_left_for_the_loader_to_name() -> None:
@@ -79,12 +80,13 @@ def test_damage_is_left_for_the_loader_to_name() -> None:
 
 
 def test_versions_are_named_and_counted() -> None:
-    assert LATEST == len(MIGRATIONS) + 1 == 5
+    assert LATEST == len(MIGRATIONS) + 1 == 6
     assert [m.__name__ for m in MIGRATIONS] == [
         "m001_protocol_v2_fields",
         "m002_stance_table_v1",
         "m003_severity_and_evidence_checks",
         "m004_steering",
+        "m005_depth",
     ]
     current = migrate(v1_doc(), 1)
     assert migrate(copy.deepcopy(current), LATEST) == current  # nothing to do at the latest

@@ -117,7 +117,7 @@ def test_config_default_honours_colour_not_shade(tmp_path: Path) -> None:
 def test_defaults_and_ranges_are_read_from_the_declaration() -> None:
     """The real options: help and schema show the declared default and range."""
     assert DEBATE_PROPS["timeout"]["description"].endswith(" Default 120.")
-    assert DEBATE_PROPS["rounds"]["minimum"] == OPTIONS["rounds"].minimum == 2
+    assert DEBATE_PROPS["rounds"]["minimum"] == OPTIONS["rounds"].minimum == 1
     assert DEBATE_PROPS["opening"]["enum"] == ["blind", "sequential"]
     code, out, _ = _cli("--help", options=OPTIONS)
     assert code == 0 and "[default: 120]" in out and "[default: blind]" in out

@@ -1,0 +1,37 @@
+"""The plan of a run from what this machine knows: its past runs' costs and the run's
+own round-1 prompt, rendered (:mod:`collab.plan` does the arithmetic)."""
+
+from __future__ import annotations
+
+from itertools import islice
+
+from collab.config import DebateConfig
+from collab.errors import StorageError
+from collab.ledger import Ledger
+from collab.plan import Plan, make_plan, past_costs, price_per_mtok
+from collab.prices import load_prices
+from collab.prompts import Prompts
+from collab.state import RunState, stored_runs
+
+# The newest runs read for past costs (a run's state.json is a few hundred kB at most).
+PAST_RUNS = 200
+
+
+def past_states(limit: int = PAST_RUNS) -> list[RunState]:
+    """The newest kept runs that load; none when the runs dir cannot be read."""
+    try:
+        runs = stored_runs()
+    except (OSError, StorageError):
+        return []
+    out = []
+    for stored in islice((r for r in runs if r.state is not None and r.damage is None), limit):
+        assert stored.state is not None
+        out.append(RunState.from_dict(stored.state))
+    return out
+
+
+def plan_for(cfg: DebateConfig, states: list[RunState] | None = None) -> Plan:
+    first = Prompts(cfg.lang).role(cfg, "A", 1, Ledger(), [], None, blind=True)
+    past = past_costs(past_states() if states is None else states)
+    table = load_prices()  # the user's [prices] before the dated defaults
+    return make_plan(cfg, past, len(first), lambda a, m: price_per_mtok(a, m, table))
