@@ -45,6 +45,22 @@ def tokens_line(state: RunState) -> str:
     return " · ".join(f"{n:,} {label}" for label, n in parts if n)
 
 
+def cost_parts(state: RunState) -> tuple[str, str]:
+    """The total and each seat's share: ``("$0.0900", "A $0.0200 · B $0.0200 · judge $0.0500")``
+    (the total counts the Judge too)."""
+    judge = state.judge
+    judge_cost = None if judge is None or judge.meta is None else judge.meta.cost_usd
+    shares = (f"A {fmt_cost(state.cost_usd('A'))}", f"B {fmt_cost(state.cost_usd('B'))}",
+              f"judge {fmt_cost(judge_cost)}")  # fmt: skip
+    return fmt_cost(state.cost_usd()), " · ".join(shares)
+
+
+def cost_breakdown(state: RunState) -> str:
+    """The one cost line every report and document shows: ``$0.0900 (A … · B … · judge …)``."""
+    total, shares = cost_parts(state)
+    return f"{total} ({shares})"
+
+
 def judge_title(state: RunState) -> str:
     """The summary section's heading: a fallback summary is labelled as ours."""
     fallback = state.judge is not None and state.judge.fallback
@@ -59,11 +75,7 @@ def _title(state: RunState) -> str:
 
 
 def _cost(state: RunState) -> str:
-    return (
-        f"Cost: {fmt_cost(state.cost_usd(), state.cost_estimated())} "
-        f"(A {fmt_cost(state.cost_usd('A'))}, "
-        f"B {fmt_cost(state.cost_usd('B'))})"
-    )
+    return f"Cost: {cost_breakdown(state)}"
 
 
 def _turn_heading(t: TurnRecord) -> str:

@@ -15,7 +15,7 @@ from collab.agents.decoding import Usage
 from collab.config import AgentChoice, ContextFile, DebateConfig, Role
 from collab.contract import Contract, NewPoint, StanceUpdate
 from collab.ledger_summary import fallback_summary
-from collab.report import render_html, render_markdown_report
+from collab.report import render_html, render_markdown_report, transcript_md
 from collab.report.markup import markdown_html, prose_html
 from collab.seats import Side
 from collab.state import Judge, RunState
@@ -406,7 +406,8 @@ def test_hostile_judge_summary_renders_inert() -> None:
     assert "<script" not in page.lower() and "<style>body" not in page
     # The fold survives as real elements, balanced, the summary inside the details.
     assert tags.index("details") < tags.index("summary")
-    assert page.count("<details") == page.count("</details>") == 1
+    assert summary.count("<details") == summary.count("</details>") == 1
+    assert page.count("<details") == page.count("</details>")  # the seats fold theirs too
     text = visible(summary)
     assert "Inside the fold." in text and "styled" in text and "raw link" in text
     assert audit(page).tags.count(("section", [("id", "ledger")])) == 1  # no forged anchor
@@ -425,7 +426,11 @@ def test_markdown_report_outline() -> None:
     for t in st.turns:
         assert t.prose in md
     assert "| I3 Session store is a SPOF {{ 7*7 }} | open | dropped |" in md
-    assert "- Cost: $0.0900 (A $0.0200, B $0.0200)" in md
+    # One cost breakdown, the Judge's share in it, the same in every report (issue 26).
+    breakdown = "$0.0900 (A $0.0200 · B $0.0200 · judge $0.0500)"
+    assert f"- Cost: {breakdown}" in md
+    assert f"- Cost: {breakdown}" in transcript_md(st)
+    assert breakdown in visible(render_html(st))
 
 
 # The page in a real browser (Chromium: colours, CSP, no request out) is rendered from a
