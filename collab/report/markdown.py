@@ -48,10 +48,8 @@ def tokens_line(state: RunState) -> str:
 def cost_parts(state: RunState) -> tuple[str, str]:
     """The total and each seat's share: ``("$0.0900", "A $0.0200 · B $0.0200 · judge $0.0500")``
     (the total counts the Judge too)."""
-    judge = state.judge
-    judge_cost = None if judge is None or judge.meta is None else judge.meta.cost_usd
     shares = (f"A {fmt_cost(state.cost_usd('A'))}", f"B {fmt_cost(state.cost_usd('B'))}",
-              f"judge {fmt_cost(judge_cost)}")  # fmt: skip
+              f"judge {fmt_cost(state.judge_cost_usd())}")  # fmt: skip
     return fmt_cost(state.cost_usd()), " · ".join(shares)
 
 

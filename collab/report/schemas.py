@@ -156,7 +156,7 @@ RESULT = _doc(
         "cost_estimated": {"type": "boolean"},
         "cost_usd_by_role": {
             "type": "object",
-            "properties": {"A": _NUM_OR_NULL, "B": _NUM_OR_NULL},
+            "properties": {"A": _NUM_OR_NULL, "B": _NUM_OR_NULL, "judge": _NUM_OR_NULL},
             "required": ["A", "B"],
         },
         "tokens": {
