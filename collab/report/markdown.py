@@ -8,7 +8,7 @@ then the rounds). Both are built from the same per-turn pieces.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from itertools import groupby
 
 from collab.ledger import get, open_blocking
@@ -45,12 +45,16 @@ def tokens_line(state: RunState) -> str:
     return " · ".join(f"{n:,} {label}" for label, n in parts if n)
 
 
+def shares_line(total: float | None, shares: Mapping[str, float | None]) -> tuple[str, str]:
+    """``("$0.0900", "A $0.0200 · B $0.0200 · judge $0.0500")``: the total (which counts
+    every seat) and each seat's share, in the order given."""
+    return fmt_cost(total), " · ".join(f"{seat} {fmt_cost(v)}" for seat, v in shares.items())
+
+
 def cost_parts(state: RunState) -> tuple[str, str]:
-    """The total and each seat's share: ``("$0.0900", "A $0.0200 · B $0.0200 · judge $0.0500")``
-    (the total counts the Judge too)."""
-    shares = (f"A {fmt_cost(state.cost_usd('A'))}", f"B {fmt_cost(state.cost_usd('B'))}",
-              f"judge {fmt_cost(state.judge_cost_usd())}")  # fmt: skip
-    return fmt_cost(state.cost_usd()), " · ".join(shares)
+    """A run's total and its shares: A, B and the Judge."""
+    shares = {"A": state.cost_usd("A"), "B": state.cost_usd("B"), "judge": state.judge_cost_usd()}
+    return shares_line(state.cost_usd(), shares)
 
 
 def cost_breakdown(state: RunState) -> str:
