@@ -435,3 +435,19 @@ def test_markdown_report_outline() -> None:
 
 # The page in a real browser (Chromium: colours, CSP, no request out) is rendered from a
 # real debate's report: tests/e2e/test_reports.py.
+
+
+def test_the_answer_comes_first() -> None:
+    """The TL;DR and the Crux lead the summary whatever order the Judge wrote them in; a
+    note before the first section stays first, a heading inside a fence is not a section.
+    Mutant killed: ``answer_first`` returning its input (the Crux stays last)."""
+    text = (
+        "> a note\n\n## Agreements\n- I1\n\n```\n## not a section\n```\n\n"
+        "## Crux\nWhy?\n\n## TL;DR\n- yes\n\n## Trade-offs\n| a |\n|---|\n| b |\n"
+    )
+    st = make_state(judge=text)
+    heads = re.findall(r"<h3>(.*?)</h3>", render_html(st).split('id="summary"')[1])
+    assert heads[:4] == ["TL;DR", "Crux", "Agreements", "Trade-offs"]
+    page = tight(render_html(st))
+    assert page.index("a note") < page.index("<h3>TL;DR")
+    assert page.index("<h3>Agreements") < page.index("## not a section")
