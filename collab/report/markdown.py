@@ -45,16 +45,20 @@ def tokens_line(state: RunState) -> str:
     return " · ".join(f"{n:,} {label}" for label, n in parts if n)
 
 
-def shares_line(total: float | None, shares: Mapping[str, float | None]) -> tuple[str, str]:
+def shares_line(
+    total: float | None, shares: Mapping[str, float | None], estimated: bool = False
+) -> tuple[str, str]:
     """``("$0.0900", "A $0.0200 · B $0.0200 · judge $0.0500")``: the total (which counts
-    every seat) and each seat's share, in the order given."""
-    return fmt_cost(total), " · ".join(f"{seat} {fmt_cost(v)}" for seat, v in shares.items())
+    every seat; marked when any of it is collab's estimate) and each seat's share."""
+    return fmt_cost(total, estimated), " · ".join(
+        f"{seat} {fmt_cost(v)}" for seat, v in shares.items()
+    )
 
 
 def cost_parts(state: RunState) -> tuple[str, str]:
     """A run's total and its shares: A, B and the Judge."""
     shares = {"A": state.cost_usd("A"), "B": state.cost_usd("B"), "judge": state.judge_cost_usd()}
-    return shares_line(state.cost_usd(), shares)
+    return shares_line(state.cost_usd(), shares, state.cost_estimated())
 
 
 def cost_breakdown(state: RunState) -> str:

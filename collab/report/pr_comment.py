@@ -155,7 +155,7 @@ def _money(doc: Mapping[str, object]) -> str:
         for seat in ("A", "B", "judge")
         if seat in by_seat
     }
-    total, line = shares_line(float(cost), shares)
+    total, line = shares_line(float(cost), shares, doc.get("cost_estimated") is True)
     return f"{total} ({line})"
 
 
