@@ -23,6 +23,7 @@ from collab.ledger import Issue, Ledger, Status, counts, get
 from collab.report.markdown import cost_parts, fmt_cost, judge_title, tokens_line
 from collab.report.markup import answer_first, markdown_html, prose_html
 from collab.report.steering import steering_md
+from collab.seats import Side
 from collab.state import Angle, RunState
 from collab.text import clean
 from collab.turns import TurnRecord
@@ -159,19 +160,16 @@ def _matrix(state: RunState) -> Matrix | None:
     )
 
 
-def _checks(issue: Issue, attr: str) -> tuple[CiteMark, ...]:
-    # Read defensively: a ledger without evidence checks has no such attribute.
-    found = getattr(issue, attr, ())
-    return tuple(CiteMark(str(c.cite), str(c.status)) for c in found)
+def _checks(issue: Issue, side: Side) -> tuple[CiteMark, ...]:
+    return tuple(CiteMark(c.cite, c.status) for c in issue.checks(side))
 
 
 def _issue_row(issue: Issue) -> LedgerRow:
-    severity = getattr(issue, "severity", None)
     return LedgerRow(
         issue=issue,
-        severity=None if severity in (None, "major") else str(severity),
-        checks_a=_checks(issue, "checks_a"),
-        checks_b=_checks(issue, "checks_b"),
+        severity=None if issue.severity == "major" else issue.severity,
+        checks_a=_checks(issue, "A"),
+        checks_b=_checks(issue, "B"),
     )
 
 

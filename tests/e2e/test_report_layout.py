@@ -12,9 +12,8 @@ import base64
 import json
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -22,7 +21,8 @@ import pytest
 from collab.agents.decoding import Usage
 from collab.config import AgentChoice, ContextFile, DebateConfig, Role
 from collab.contract import Contract, NewPoint, StanceUpdate
-from collab.ledger import Issue, Ledger
+from collab.evidence import EvidenceCheck
+from collab.ledger import Ledger
 from collab.report import render_html
 from collab.seats import Side
 from collab.state import Judge, RunState
@@ -101,23 +101,14 @@ def _turn(r: int, side: Side, contract: Contract) -> TurnRecord:
     )  # fmt: skip
 
 
-@dataclass(frozen=True)
-class RatedIssue(Issue):
-    """An issue as a ledger with severity and evidence checks (h-proof) carries it; the page
-    reads both defensively, so this stand-in works with or without them in Issue."""
-
-    severity: str = "major"
-    checks_a: tuple[Any, ...] = ()
-    checks_b: tuple[Any, ...] = ()
-
-
 def _rated(ledger: Ledger) -> Ledger:
-    ok = SimpleNamespace(cite="collab/orchestrator.py:263", status="verified")
-    bad = SimpleNamespace(cite="collab/report/html.py:9999", status="wrong-line")
+    """The first issue blocking with one verified and one wrong cite, the second minor."""
+    ok = EvidenceCheck("collab/orchestrator.py:263", None, "verified")
+    bad = EvidenceCheck("collab/report/html.py:9999", None, "wrong-line")
     first, second, *rest = ledger.issues
     return Ledger((
-        RatedIssue(**{**vars(first), "severity": "blocking", "checks_a": (ok, bad)}),
-        RatedIssue(**{**vars(second), "severity": "minor"}),
+        replace(first, severity="blocking", checks_a=(ok, bad)),
+        replace(second, severity="minor"),
         *rest,
     ))  # fmt: skip
 
