@@ -34,7 +34,8 @@ CANNOT_RUN = {
     "pip install '.[local]'": "builds llama-cpp-python (~4 min) and needs the model's wheel",
     "pip install -e '.[test]'": "installs the package into the environment running the test",
     "python -m pytest": "the test suite this test is part of",
-    "claude mcp add collab -- collab mcp": "writes the real claude CLI's own config",
+    "claude mcp add collab -- collab mcp": "needs the real claude CLI: tests/real/test_hosts.py "
+    "runs it",
 }
 # Commands that need what this machine lacks, by how they start.
 CANNOT_RUN_PREFIX = {
