@@ -22,7 +22,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, get_args
 
+from collab.contract import DEFAULT_SEVERITY, SEVERITIES
 from collab.errors import EXIT_OK
+from collab.verdict import VERDICTS
 
 EXIT_GATE_FAILED = 4
 EXIT_GATE_INCONCLUSIVE = 5
@@ -31,9 +33,7 @@ GATE_SCHEMA = "collab.gate/1"
 Policy = Literal["blocking", "major", "split"]
 POLICIES: tuple[Policy, ...] = get_args(Policy)
 GateOutcome = Literal["pass", "fail", "inconclusive"]
-# Most severe first; what an issue without a severity counts as.
-SEVERITIES = ("blocking", "major", "minor")
-DEFAULT_SEVERITY = "major"
+GATE_EXITS = (EXIT_OK, EXIT_GATE_FAILED, EXIT_GATE_INCONCLUSIVE)
 QUICK_DEPTH = "quick"
 
 _FAILING: dict[Policy, frozenset[str]] = {
@@ -58,7 +58,7 @@ def open_rows(doc: Mapping[str, object]) -> list[Mapping[str, object]]:
 
 
 def open_by_severity(doc: Mapping[str, object]) -> dict[str, int]:
-    out = dict.fromkeys(SEVERITIES, 0)
+    out: dict[str, int] = dict.fromkeys(SEVERITIES, 0)
     for issue in open_rows(doc):
         out[severity(issue)] += 1
     return out
@@ -121,3 +121,23 @@ def evaluate(doc: Mapping[str, object], policy: Policy, depth: str | None = None
     left = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "none"
     return gate("pass", EXIT_OK,
                 f"pass: verdict {verdict}; open issues: {left} (--fail-on {policy})")  # fmt: skip
+
+
+# The properties of a ``collab.gate/1`` document (``report.schemas`` wraps them): `collab
+# gate ID --json`; `collab debate --gate --json` adds the same object as `gate`.
+GATE_PROPERTIES: dict[str, object] = {
+    "run_id": {"type": "string"},
+    "policy": {"enum": list(POLICIES)},
+    "outcome": {"enum": list(get_args(GateOutcome))},
+    "exit_code": {"enum": list(GATE_EXITS)},
+    "reason": {"type": "string"},
+    "failing": {"type": "array", "items": {"type": "string"}},
+    "verdict": {"enum": list(VERDICTS)},
+    "depth": {"type": ["string", "null"]},
+    "open": {
+        "type": "object",
+        "properties": {k: {"type": "integer", "minimum": 0} for k in SEVERITIES},
+        "required": list(SEVERITIES),
+    },
+}
+GATE_REQUIRED = ["run_id", "policy", "outcome", "exit_code", "reason", "failing", "verdict", "open"]

@@ -178,6 +178,11 @@ class RunState:
         known = [m.cost_usd for m in self._metas(side) if m.cost_usd is not None]
         return round(sum(known), 6) if known else None
 
+    def judge_cost_usd(self) -> float | None:
+        """The Judge's share of :meth:`cost_usd` (which counts it)."""
+        meta = None if self.judge is None else self.judge.meta
+        return None if meta is None else meta.cost_usd
+
     def parsed_rounds(self) -> list[bool]:
         """Per round held: did any turn's contract block parse?"""
         return [
@@ -227,7 +232,11 @@ class RunState:
             "ledger": ledger_to_dict(ledger),
             "round_ledgers": [ledger_to_dict(lg) for lg in self.round_ledgers()],
             "cost_usd": self.cost_usd(),
-            "cost_usd_by_side": {"A": self.cost_usd("A"), "B": self.cost_usd("B")},
+            "cost_usd_by_side": {
+                "A": self.cost_usd("A"),
+                "B": self.cost_usd("B"),
+                "judge": self.judge_cost_usd(),
+            },
             "cost_estimated": self.cost_estimated(),
             "tokens": asdict(self.tokens()),
         }

@@ -73,7 +73,11 @@ def result_document(state: RunState, run_dir: RunDir) -> dict[str, object]:
         else {"markdown": state.judge.text, "fallback": state.judge.fallback},
         "cost_usd": state.cost_usd(),
         "cost_estimated": state.cost_estimated(),
-        "cost_usd_by_role": {"A": state.cost_usd("A"), "B": state.cost_usd("B")},
+        "cost_usd_by_role": {
+            "A": state.cost_usd("A"),
+            "B": state.cost_usd("B"),
+            "judge": state.judge_cost_usd(),
+        },
         "tokens": {
             "input": tokens.input_tokens,
             "output": tokens.output_tokens,

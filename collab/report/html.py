@@ -18,11 +18,12 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from collab import __version__
-from collab.evidence import marks
+from collab.config import AgentChoice
 from collab.ledger import Issue, Ledger, Status, counts, get
-from collab.report.markdown import fmt_cost, judge_title, tokens_line
-from collab.report.markup import markdown_html, prose_html
+from collab.report.markdown import cost_parts, fmt_cost, judge_title, tokens_line
+from collab.report.markup import answer_first, markdown_html, prose_html
 from collab.report.steering import steering_md
+from collab.seats import Side
 from collab.state import Angle, RunState
 from collab.text import clean
 from collab.turns import TurnRecord
@@ -49,6 +50,40 @@ class Matrix:
     columns: tuple[str, ...]
     rows: tuple[MatrixRow, ...]
     totals: tuple[dict[Status, int], ...]
+
+
+@dataclass(frozen=True)
+class CiteMark:
+    """One cited ``path:line`` and what the evidence check found (✓ only when verified)."""
+
+    cite: str
+    status: str
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "verified"
+
+
+@dataclass(frozen=True)
+class LedgerRow:
+    """A ledger row: the issue, its severity when the ledger rates one (a default ``major``
+    is left unmarked) and the evidence checks of each side's evidence, where made."""
+
+    issue: Issue
+    severity: str | None
+    checks_a: tuple[CiteMark, ...]
+    checks_b: tuple[CiteMark, ...]
+
+
+@dataclass(frozen=True)
+class SeatView:
+    """A place at the table: a debater (with its role) or the Judge."""
+
+    label: str
+    name: str
+    description: str
+    agent: AgentChoice
+    css: str
 
 
 @dataclass(frozen=True)
@@ -84,7 +119,6 @@ def _env() -> Environment:
     )
     env.filters["cost"] = fmt_cost
     env.filters["clean"] = clean
-    env.filters["marks"] = marks
     env.filters["prose"] = prose_html
     return env
 
@@ -126,6 +160,30 @@ def _matrix(state: RunState) -> Matrix | None:
     )
 
 
+def _checks(issue: Issue, side: Side) -> tuple[CiteMark, ...]:
+    return tuple(CiteMark(c.cite, c.status) for c in issue.checks(side))
+
+
+def _issue_row(issue: Issue) -> LedgerRow:
+    return LedgerRow(
+        issue=issue,
+        severity=None if issue.severity == "major" else issue.severity,
+        checks_a=_checks(issue, "A"),
+        checks_b=_checks(issue, "B"),
+    )
+
+
+def _seats(state: RunState) -> tuple[SeatView, ...]:
+    cfg = state.config
+    debaters = tuple(
+        SeatView(f"Role {r.side}", r.name, r.description, a, r.side.lower())
+        for r, a in ((cfg.role_a, cfg.agent_a), (cfg.role_b, cfg.agent_b))
+    )
+    judge = SeatView("Judge", "", "Reads the debate and the ledger; writes the summary.",
+                     cfg.judge, "judge")  # fmt: skip
+    return (*debaters, judge)
+
+
 def _turn_view(t: TurnRecord) -> PageTurn:
     meta = [f"{t.meta.duration:.1f}s", fmt_cost(t.cost_usd, t.meta.cost_estimated)]
     if t.meta.attempts > 1:
@@ -154,13 +212,14 @@ def render_html(state: RunState) -> str:
     cfg = state.config
     judge = state.judge
     rounds = _rounds(state)
-    nav = [("summary", "Summary"), ("ledger", "Ledger"), ("evolution", "Evolution")]
+    nav = [("summary", "Summary"), ("ledger", "Ledger"), ("seats", "Seats"),
+           ("evolution", "Evolution")]  # fmt: skip
     nav += [(f"round-{r.number}", f"Round {r.number}") for r in rounds]
     # A fallback summary is ours, written from the ledger: no raw HTML is needed in it.
     summary = (
         None
         if judge is None
-        else markdown_html(judge.text, heading_shift=1, raw_html=not judge.fallback)
+        else markdown_html(answer_first(judge.text), heading_shift=1, raw_html=not judge.fallback)
     )
     steering = steering_md(state)
     if steering:
@@ -176,11 +235,13 @@ def render_html(state: RunState) -> str:
         lang="ja" if cfg.lang == "ja" else "en",
         nav=nav,
         judge_title=judge_title(state),
-        judge_cost=None if judge is None or judge.meta is None else judge.meta.cost_usd,
+        cost=cost_parts(state),
+        seats=_seats(state),
         summary=summary,
         steering=markdown_html(steering) if steering else None,
         tokens=tokens_line(state),
         ledger=ledger,
+        issue_rows=tuple(_issue_row(i) for i in ledger.issues),
         ledger_counts=counts(ledger),
         matrix=_matrix(state),
         rounds=rounds,

@@ -8,7 +8,7 @@ then the rounds). Both are built from the same per-turn pieces.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from itertools import groupby
 
 from collab.ledger import get, open_blocking
@@ -45,6 +45,28 @@ def tokens_line(state: RunState) -> str:
     return " · ".join(f"{n:,} {label}" for label, n in parts if n)
 
 
+def shares_line(
+    total: float | None, shares: Mapping[str, float | None], estimated: bool = False
+) -> tuple[str, str]:
+    """``("$0.0900", "A $0.0200 · B $0.0200 · judge $0.0500")``: the total (which counts
+    every seat; marked when any of it is collab's estimate) and each seat's share."""
+    return fmt_cost(total, estimated), " · ".join(
+        f"{seat} {fmt_cost(v)}" for seat, v in shares.items()
+    )
+
+
+def cost_parts(state: RunState) -> tuple[str, str]:
+    """A run's total and its shares: A, B and the Judge."""
+    shares = {"A": state.cost_usd("A"), "B": state.cost_usd("B"), "judge": state.judge_cost_usd()}
+    return shares_line(state.cost_usd(), shares, state.cost_estimated())
+
+
+def cost_breakdown(state: RunState) -> str:
+    """The one cost line every report and document shows: ``$0.0900 (A … · B … · judge …)``."""
+    total, shares = cost_parts(state)
+    return f"{total} ({shares})"
+
+
 def judge_title(state: RunState) -> str:
     """The summary section's heading: a fallback summary is labelled as ours."""
     fallback = state.judge is not None and state.judge.fallback
@@ -59,11 +81,7 @@ def _title(state: RunState) -> str:
 
 
 def _cost(state: RunState) -> str:
-    return (
-        f"Cost: {fmt_cost(state.cost_usd(), state.cost_estimated())} "
-        f"(A {fmt_cost(state.cost_usd('A'))}, "
-        f"B {fmt_cost(state.cost_usd('B'))})"
-    )
+    return f"Cost: {cost_breakdown(state)}"
 
 
 def _turn_heading(t: TurnRecord) -> str:

@@ -135,3 +135,33 @@ def demote_headings(md: str) -> str:
             row = tok.map[0]
             lines[row] = "#" + lines[row].lstrip()
     return "\n".join(lines)
+
+
+# The sections a reader needs first, in the Judge's English and Japanese headings.
+ANSWER_FIRST = ("TL;DR", "Crux", "争点の核心")
+_FENCE = re.compile(r"^\s{0,3}(```|~~~)")
+
+
+def answer_first(md: str) -> str:
+    """The Judge's ``## TL;DR`` and ``## Crux`` sections moved to the top (after any note
+    before the first section), the rest in the order written. Headings inside a code fence
+    are not sections."""
+    preamble: list[str] = []
+    sections: list[list[str]] = []
+    fenced = False
+    for line in md.splitlines():
+        if _FENCE.match(line):
+            fenced = not fenced
+        if not fenced and line.startswith("## "):
+            sections.append([line])
+        elif sections:
+            sections[-1].append(line)
+        else:
+            preamble.append(line)
+
+    def rank(section: list[str]) -> int:
+        title = section[0][3:].strip()
+        return ANSWER_FIRST.index(title) if title in ANSWER_FIRST else len(ANSWER_FIRST)
+
+    ordered = sorted(sections, key=rank)  # stable: the others keep their order
+    return "\n".join(preamble + [line for s in ordered for line in s]) + "\n"

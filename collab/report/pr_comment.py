@@ -16,8 +16,9 @@ import hashlib
 import re
 from collections.abc import Mapping, Sequence
 
-from collab.gate import SEVERITIES, open_rows, severity
-from collab.report.markdown import fmt_cost
+from collab.contract import SEVERITIES
+from collab.gate import open_rows, severity
+from collab.report.markdown import fmt_cost, shares_line
 from collab.text import clean, one_line
 
 # GitHub refuses a comment body over 65,536 characters; keep a margin.
@@ -143,10 +144,25 @@ def _where(doc: Mapping[str, object], report_url: str | None) -> str:
     return f"[the run's report]({report_url}) ({local})" if report_url else local
 
 
+def _money(doc: Mapping[str, object]) -> str:
+    """The run's one cost breakdown (as in its reports), from the result document."""
+    cost, by_seat = doc.get("cost_usd"), doc.get("cost_usd_by_role")
+    if not isinstance(cost, int | float):
+        return "not reported"
+    if not isinstance(by_seat, Mapping):
+        return fmt_cost(float(cost))
+    shares = {
+        seat: float(v) if isinstance(v := by_seat.get(seat), int | float) else None
+        for seat in ("A", "B", "judge")
+        if seat in by_seat
+    }
+    total, line = shares_line(float(cost), shares, doc.get("cost_estimated") is True)
+    return f"{total} ({line})"
+
+
 def _footer(doc: Mapping[str, object], report_url: str | None) -> str:
     rounds = doc.get("rounds")
     done = rounds.get("done") if isinstance(rounds, Mapping) else None
-    cost = doc.get("cost_usd")
-    money = fmt_cost(float(cost)) if isinstance(cost, int | float) else "not reported"
+    money = _money(doc)
     return (f"<sub>run `{doc.get('run_id')}` · {done} round(s) · cost {money} · "
             f"artefacts: {_where(doc, report_url)}</sub>")  # fmt: skip

@@ -16,6 +16,7 @@ from collab.convergence import STOP_REASONS
 from collab.decision import DECISION_KINDS
 from collab.doctor import Level
 from collab.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_PREREQ, EXIT_USAGE
+from collab.gate import GATE_PROPERTIES, GATE_REQUIRED, GATE_SCHEMA
 from collab.ledger import STATUSES, Resolution
 from collab.options import DEPTHS, RunnerKind
 from collab.plan import PLAN_JSON_SCHEMA
@@ -160,7 +161,7 @@ RESULT = _doc(
         "cost_estimated": {"type": "boolean"},
         "cost_usd_by_role": {
             "type": "object",
-            "properties": {"A": _NUM_OR_NULL, "B": _NUM_OR_NULL},
+            "properties": {"A": _NUM_OR_NULL, "B": _NUM_OR_NULL, "judge": _NUM_OR_NULL},
             "required": ["A", "B"],
         },
         "tokens": {
@@ -576,28 +577,7 @@ SERVER = _doc(
     ["version", "limits", "active_runs"],
 )
 
-# `collab gate ID --json`; `collab debate --gate --json` adds the same object as `gate`.
-GATE = _doc(
-    "collab.gate/1",
-    {
-        "run_id": {"type": "string"},
-        "policy": {"enum": ["blocking", "major", "split"]},
-        "outcome": {"enum": ["pass", "fail", "inconclusive"]},
-        "exit_code": {"enum": [0, 4, 5]},
-        "reason": {"type": "string"},
-        "failing": {"type": "array", "items": {"type": "string"}},
-        "verdict": {"enum": ["consensus", "partial", "split", "inconclusive"]},
-        "depth": _STR_OR_NULL,
-        "open": {
-            "type": "object",
-            "properties": {
-                k: {"type": "integer", "minimum": 0} for k in ("blocking", "major", "minor")
-            },
-            "required": ["blocking", "major", "minor"],
-        },
-    },
-    ["run_id", "policy", "outcome", "exit_code", "reason", "failing", "verdict", "open"],
-)
+GATE = _doc(GATE_SCHEMA, dict(GATE_PROPERTIES), GATE_REQUIRED)  # `collab gate ID --json`
 RESULT["properties"]["gate"] = GATE
 
 SCHEMAS: dict[str, dict[str, Any]] = {

@@ -65,11 +65,13 @@ def test_totals_are_sums_of_turns(
     n = len(turns) // 2
     assert by_role["A"] == pytest.approx(0.01 * n)
     assert by_role["B"] == pytest.approx(0.02 * n)
+    assert by_role["judge"] == pytest.approx(0.005)  # the one breakdown: the Judge's share too
     assert doc["cost_usd"] == pytest.approx(0.03 * n + 0.005)
     state = json.loads(Path(str(doc["paths"]["state"])).read_text())  # type: ignore[index]
     assert state["cost_usd"] == pytest.approx(doc["cost_usd"])
     transcript = Path(str(doc["paths"]["transcript"])).read_text()  # type: ignore[index]
     assert "$0.0100" in transcript and "$0.0200" in transcript
+    assert "· judge $0.0050)" in transcript
 
 
 def test_max_cost_stops_before_the_turn_past_the_cap(

@@ -15,7 +15,7 @@ from collab.agents.decoding import Usage
 from collab.config import AgentChoice, ContextFile, DebateConfig, Role
 from collab.contract import Contract, NewPoint, StanceUpdate
 from collab.ledger_summary import fallback_summary
-from collab.report import render_html, render_markdown_report
+from collab.report import render_html, render_markdown_report, transcript_md
 from collab.report.markup import markdown_html, prose_html
 from collab.seats import Side
 from collab.state import Judge, RunState
@@ -406,7 +406,8 @@ def test_hostile_judge_summary_renders_inert() -> None:
     assert "<script" not in page.lower() and "<style>body" not in page
     # The fold survives as real elements, balanced, the summary inside the details.
     assert tags.index("details") < tags.index("summary")
-    assert page.count("<details") == page.count("</details>") == 1
+    assert summary.count("<details") == summary.count("</details>") == 1
+    assert page.count("<details") == page.count("</details>")  # the seats fold theirs too
     text = visible(summary)
     assert "Inside the fold." in text and "styled" in text and "raw link" in text
     assert audit(page).tags.count(("section", [("id", "ledger")])) == 1  # no forged anchor
@@ -425,8 +426,28 @@ def test_markdown_report_outline() -> None:
     for t in st.turns:
         assert t.prose in md
     assert "| I3 Session store is a SPOF {{ 7*7 }} | open | dropped |" in md
-    assert "- Cost: $0.0900 (A $0.0200, B $0.0200)" in md
+    # One cost breakdown, the Judge's share in it, the same in every report (issue 26).
+    breakdown = "$0.0900 (A $0.0200 · B $0.0200 · judge $0.0500)"
+    assert f"- Cost: {breakdown}" in md
+    assert f"- Cost: {breakdown}" in transcript_md(st)
+    assert breakdown in visible(render_html(st))
 
 
 # The page in a real browser (Chromium: colours, CSP, no request out) is rendered from a
 # real debate's report: tests/e2e/test_reports.py.
+
+
+def test_the_answer_comes_first() -> None:
+    """The TL;DR and the Crux lead the summary whatever order the Judge wrote them in; a
+    note before the first section stays first, a heading inside a fence is not a section.
+    Mutant killed: ``answer_first`` returning its input (the Crux stays last)."""
+    text = (
+        "> a note\n\n## Agreements\n- I1\n\n```\n## not a section\n```\n\n"
+        "## Crux\nWhy?\n\n## TL;DR\n- yes\n\n## Trade-offs\n| a |\n|---|\n| b |\n"
+    )
+    st = make_state(judge=text)
+    heads = re.findall(r"<h3>(.*?)</h3>", render_html(st).split('id="summary"')[1])
+    assert heads[:4] == ["TL;DR", "Crux", "Agreements", "Trade-offs"]
+    page = tight(render_html(st))
+    assert page.index("a note") < page.index("<h3>TL;DR")
+    assert page.index("<h3>Agreements") < page.index("## not a section")

@@ -1,4 +1,4 @@
-"""The README's configuration for each MCP host, checked as far as each host's own CLI
+"""The configuration for each MCP host (docs/integrations.md), checked as far as each host's own CLI
 can check it here: Claude Code (`claude mcp add`, the server connects), Gemini CLI (its
 settings.json, the server connects), Codex CLI (its config.toml parses to our server),
 Claude Desktop / Cursor (no CLI: the JSON starts the server as it says, and an MCP
@@ -27,14 +27,14 @@ pytestmark = [pytest.mark.real_agent]
 REPO = Path(__file__).resolve().parents[2]
 TOOLS = {
     "debate_start", "debate_status", "debate_result", "debate_cancel", "debate",
-    "runs_list", "presets_list", "server_info",
+    "runs_list", "presets_list", "server_info", "debate_ask", "debate_continue", "debate_decide",
 }  # fmt: skip
 
 
 def snippet(heading: str, lang: str) -> str:
-    """The first ``lang`` code block under the README's ``### heading``."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    section = text.split(f"\n### {heading}\n", 1)[1].split("\n## ", 1)[0].split("\n### ", 1)[0]
+    """The first ``lang`` code block under docs/integrations.md's ``## heading``."""
+    text = (REPO / "docs" / "integrations.md").read_text(encoding="utf-8")
+    section = text.split(f"\n## {heading}\n", 1)[1].split("\n## ", 1)[0]
     found = re.search(rf"```{lang}\n(.*?)```", section, re.DOTALL)
     assert found, f"no {lang} block under {heading}"
     return found.group(1)

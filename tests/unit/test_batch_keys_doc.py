@@ -1,4 +1,4 @@
-"""The README lists exactly the keys a batch entry may set, and exactly the restricted ones."""
+"""docs/batch.md lists exactly the keys a batch entry may set, and exactly the restricted ones."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 from collab.options import offered
 
-README = Path(__file__).parents[2] / "README.md"
+README = Path(__file__).parents[2] / "docs" / "batch.md"
 
 
 def test_readme_lists_the_batch_keys_exactly() -> None:

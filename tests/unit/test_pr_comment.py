@@ -36,6 +36,7 @@ def doc(**extra: Any) -> dict[str, Any]:
         "topic": "JWT or sessions? cc @octocat",
         "rounds": {"done": 3, "planned": 3},
         "cost_usd": 0.1234,
+        "cost_usd_by_role": {"A": 0.05, "B": 0.06, "judge": 0.0134},
         "ledger": [
             {
                 "id": "I1",
@@ -65,7 +66,8 @@ def test_the_comment_shows_verdict_issues_by_severity_crux_judge_cost_and_where(
     assert "**Crux:** Can we afford a revocation list?" in lines
     assert "<details><summary>The Judge's summary</summary>" in lines
     assert "**Gate:** fail: x" in lines
-    assert "cost $0.1234" in body and "[the run's report](https://ci.test/run/1)" in body
+    assert "cost $0.1234 (A $0.0500 · B $0.0600 · judge $0.0134)" in body  # one breakdown
+    assert "[the run's report](https://ci.test/run/1)" in body
     assert "`collab show 20261201-101500-3fa9c1`" in body
 
 
