@@ -23,6 +23,7 @@ pytestmark = [pytest.mark.real_agent]
 REPO = Path(__file__).resolve().parents[2]
 TOOLS = {
     "debate_start", "debate_status", "debate_result", "debate_cancel", "debate",
+    "debate_ask", "debate_continue", "debate_decide",
     "runs_list", "presets_list", "server_info",
 }  # fmt: skip
 HOSTILE = 'Adopt JWT? It\'s "risky" — $(touch PWNED) `id`'
