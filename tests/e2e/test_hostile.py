@@ -273,8 +273,11 @@ def test_hostile_text(
             assert prompt.count(tail) == inside.count(tail), (step, tail)
         assert "```" not in inside and "~~~" not in inside, step
         assert "IGNORE PREVIOUS" not in outside_sections(prompt)
+        # The context file's own path (the test's temp dir, e.g. ".../pytest-1949/...") is
+        # no rendered template: leave it out before looking for "49".
+        shown = re.sub(r"\S*/pytest-\d+/\S*", "<tmp>", inside)
         for bad in absent:
-            assert bad.replace("{pw}", str(pw)) not in inside, (step, repr(bad))
+            assert bad.replace("{pw}", str(pw)) not in shown, (step, repr(bad))
         assert "\x1b" not in prompt and "\x00" not in prompt
 
     b_prompt = run.prompts["r1-B-1"]
