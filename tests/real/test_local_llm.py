@@ -48,7 +48,9 @@ def test_two_round_debate_with_a_real_local_model(
     doc = json.loads(res.stdout)
     assert doc["schema"] == "collab.result/1"
     assert doc["rounds"]["done"] >= 1
-    assert doc["stop_reason"] in ("max-rounds", "converged-early", "circular-break")
+    # A 135M model often writes no usable contract block at all: the run then stops after
+    # round 1 as no-contract (honest results), which is a finished debate too.
+    assert doc["stop_reason"] in ("max-rounds", "converged-early", "circular-break", "no-contract")
     # Some turn said something: the run is not a failure of every turn.
     assert any(t["status"] in ("ok", "abstain") for t in doc["turns"]), doc["turns"]
     # A summary exists either way: the model's own, or ours from the ledger.
