@@ -74,6 +74,11 @@ class DebateConfig:
     opening: Opening = DebateRequest.opening
     # How deep the run goes (quick, standard, deep, auto); ``rounds`` is its cap.
     depth: Depth = "standard"
+    # Decision input: the options (O1…) and constraints every seat weighs; the decider's
+    # leaning, shown to the Judge only.
+    options: tuple[str, ...] = ()
+    constraints: tuple[str, ...] = ()
+    leaning: str | None = None
 
     def role(self, side: Side) -> Role:
         return self.role_a if side == "A" else self.role_b
@@ -108,6 +113,9 @@ class DebateConfig:
             tools=f.literal("tools", TOOL_SETS, DebateRequest.tools),
             opening=f.literal("opening", OPENINGS, DebateRequest.opening),
             depth=f.literal("depth", DEPTHS, "standard"),
+            options=tuple(f.strs("options")),
+            constraints=tuple(f.strs("constraints")),
+            leaning=f.opt_str("leaning"),
         )
 
 

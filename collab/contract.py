@@ -19,6 +19,9 @@ STANCE_KINDS: tuple[StanceKind, ...] = get_args(StanceKind)
 SEVERITIES: tuple[Severity, ...] = get_args(Severity)
 DEFAULT_SEVERITY: Severity = "major"
 TOP_KEYS = ("new_points", "stances", "abstain")
+# With --option: the option id (O1…) the seat favours now. Optional, and not enough alone
+# to make a block a contract.
+FAVOURS_KEY = "favours"
 _POINT_KEYS = ("title", "evidence", "severity")
 _STANCE_KEYS = ("id", "stance", "evidence", "severity")
 
@@ -58,6 +61,7 @@ class Contract:
     new_points: tuple[NewPoint, ...] = ()
     stances: tuple[StanceUpdate, ...] = ()
     abstain: str | None = None
+    favours: str | None = None  # an option id of the run's (O1…), validated by the parser
 
 
 class _Invalid(ValueError):
@@ -110,7 +114,7 @@ def _list(data: dict[str, object], key: str) -> list[object]:
 
 def _build(data: object) -> Contract:
     """Shape and types only: what the parser accepted once is not re-judged on load."""
-    top = _obj(data, "the contract", TOP_KEYS)
+    top = _obj(data, "the contract", (*TOP_KEYS, FAVOURS_KEY))
     points = []
     for i, raw in enumerate(_list(top, "new_points")):
         where = f"new_points[{i}]"
@@ -137,7 +141,10 @@ def _build(data: object) -> Contract:
     abstain = top.get("abstain")
     if abstain is not None and not isinstance(abstain, str):
         raise _Invalid(f"abstain must be null or a string, not {kind_of(abstain)}")
-    return Contract(tuple(points), tuple(stances), abstain)
+    favours = top.get(FAVOURS_KEY)
+    if favours is not None and not isinstance(favours, str):
+        raise _Invalid(f"favours must be null or a string, not {kind_of(favours)}")
+    return Contract(tuple(points), tuple(stances), abstain, favours)
 
 
 def _severity(item: dict[str, object], where: str) -> Severity | None:
@@ -151,7 +158,7 @@ def _severity(item: dict[str, object], where: str) -> Severity | None:
 
 
 def contract_to_dict(contract: Contract) -> dict[str, object]:
-    return {
+    doc: dict[str, object] = {
         "new_points": [
             {"title": p.title, "evidence": p.evidence, "severity": p.severity}
             for p in contract.new_points
@@ -163,6 +170,9 @@ def contract_to_dict(contract: Contract) -> dict[str, object]:
         ],
         "abstain": contract.abstain,
     }
+    if contract.favours:  # only with --option: older documents stay as they were
+        doc[FAVOURS_KEY] = contract.favours
+    return doc
 
 
 def contract_from_dict(data: object, path: str = "contract") -> Contract:

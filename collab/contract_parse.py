@@ -35,6 +35,7 @@ import json_repair
 from collab.contract import (
     DEFAULT_LIMITS,
     DEFAULT_SEVERITY,
+    FAVOURS_KEY,
     SEVERITIES,
     STANCE_KINDS,
     TOP_KEYS,
@@ -150,7 +151,15 @@ def _load(body: str) -> tuple[object, bool]:
         return _repair(body), True
 
 
-def parse(reply: str, known_ids: Collection[str], limits: Limits = DEFAULT_LIMITS) -> Parsed:
+def parse(
+    reply: str,
+    known_ids: Collection[str],
+    limits: Limits = DEFAULT_LIMITS,
+    *,
+    option_ids: Collection[str] = (),
+) -> Parsed:
+    """``option_ids``: the run's options (O1…); a ``favours`` naming another, not a string,
+    or given when the run has none is dropped with a warning, never the contract."""
     whole = reply.strip()
     blocks = _fenced_blocks(reply)
     json_blocks = [b for b in blocks if _is_json_block(b)]
@@ -181,7 +190,7 @@ def parse(reply: str, known_ids: Collection[str], limits: Limits = DEFAULT_LIMIT
     if not any(k in data for k in TOP_KEYS):
         keys = ", ".join(TOP_KEYS)
         return Parsed(prose, None, f"the json block has none of the keys {keys}", tuple(notes))
-    return _salvage(prose, data, known_ids, limits, notes)
+    return _salvage(prose, data, known_ids, limits, notes, option_ids)
 
 
 @dataclass
@@ -197,9 +206,10 @@ def _salvage(
     known_ids: Collection[str],
     limits: Limits,
     notes: list[str],
+    option_ids: Collection[str] = (),
 ) -> Parsed:
     kept = _Kept([], [], [])
-    extra = [k for k in data if k not in TOP_KEYS]
+    extra = [k for k in data if k not in (*TOP_KEYS, FAVOURS_KEY)]
     if extra:
         notes.append(f"unknown key{'s' if len(extra) > 1 else ''} ignored: {', '.join(extra)}")
     raw_points = _as_list(data.get("new_points"), "new_points", kept)
@@ -213,6 +223,7 @@ def _salvage(
     abstain = _abstain(
         data.get("abstain"), limits, kept, has_items=bool(kept.points or kept.stances)
     )
+    favours = _favours(data.get(FAVOURS_KEY), option_ids, notes)
     warnings = list(notes)
     if kept.dropped:
         warnings.append("dropped " + "; ".join(kept.dropped))
@@ -224,7 +235,7 @@ def _salvage(
         )  # fmt: skip
     if not usable and kept.dropped:  # only a bad abstain or a bad list
         return Parsed(prose, None, "; ".join(kept.dropped), tuple(warnings), sent, 0)
-    contract = Contract(tuple(kept.points), tuple(kept.stances), abstain)
+    contract = Contract(tuple(kept.points), tuple(kept.stances), abstain, favours)
     return Parsed(
         prose, contract, None, tuple(warnings), sent, len(kept.points) + len(kept.stances)
     )
@@ -331,6 +342,25 @@ def _abstain(raw: object, limits: Limits, kept: _Kept, *, has_items: bool) -> st
         kept.dropped.append(f"abstain (over {limits.max_abstain_chars} characters)")
         return None
     return reason
+
+
+def _favours(raw: object, option_ids: Collection[str], notes: list[str]) -> str | None:
+    """Lenient: the favoured option's id (``o2`` reads as ``O2``), or None with a note."""
+    if raw is None:
+        return None
+    if not option_ids:
+        notes.append("favours ignored: the debate has no options")
+        return None
+    if not isinstance(raw, str):
+        notes.append(f"favours ignored: an option id was expected, not {kind_of(raw)}")
+        return None
+    oid = clean(raw).strip().upper()
+    if oid not in option_ids:
+        notes.append(
+            f"favours ignored: {clean(raw)[:20]!r} is not an option id ({', '.join(option_ids)})"
+        )
+        return None
+    return oid
 
 
 def _severity(item: dict[str, object], where: str, kept: _Kept) -> Severity | None:

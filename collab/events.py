@@ -62,6 +62,9 @@ class RunStarted:
     attach: str | None
     resumed: bool
     roles: Mapping[Side, str]
+    # collab continue: the rounds it adds (0: none) and the decider's note.
+    continued: int = 0
+    note: str | None = None
 
 
 @dataclass(frozen=True)
@@ -251,6 +254,17 @@ class Decided:
 
 
 @dataclass(frozen=True)
+class FavoursFlipped:
+    """With ``--option``: a seat names another option than the last one it favoured."""
+
+    kind: ClassVar[str] = "favours_flip"
+    round: int
+    side: str  # the seat's label, A..E
+    old: str
+    new: str
+
+
+@dataclass(frozen=True)
 class Unknown:
     """A kind this version does not know, read back from a newer collab's file."""
 
@@ -261,7 +275,8 @@ class Unknown:
 Event = (
     RunStarted | Planned | RoundStarted | TurnStarted | Text | Heartbeat | TurnRetry | TurnFinished
     | RunWarning | LedgerUpdated | AngleInjected | Stopped | JudgeStarted | JudgeFinished
-    | RunFinished | FollowupStarted | FollowupFinished | RoundsAdded | Decided | Unknown
+    | RunFinished | FollowupStarted | FollowupFinished | RoundsAdded | Decided | FavoursFlipped
+    | Unknown
 )  # fmt: skip
 
 
@@ -294,7 +309,7 @@ def _fields(ev: Event) -> dict[str, object]:
                 "run_id": ev.run_id, "topic": ev.topic, "preset": ev.preset,
                 "rounds": ev.rounds, "runner": ev.runner, "attach": ev.attach,
                 "resumed": ev.resumed, "roles": dict(ev.roles),
-            }  # fmt: skip
+            } | ({"continued": ev.continued, "note": ev.note} if ev.continued else {})  # fmt: skip
         case Planned():
             return {"plan": dict(ev.plan), "lines": list(ev.lines)}
         case RoundStarted():
@@ -348,6 +363,8 @@ def _fields(ev: Event) -> dict[str, object]:
             return {"round": ev.round, "rounds": ev.rounds, "note": ev.note}
         case Decided():
             return ev.decision.to_dict()
+        case FavoursFlipped():
+            return {"round": ev.round, "side": ev.side, "from": ev.old, "to": ev.new}
         case Unknown():
             return dict(ev.fields)
 
@@ -477,6 +494,8 @@ def _event(kind: str, d: _Doc) -> Event:
                 rounds=d.integer("rounds"), runner=d.string("runner"),
                 attach=d.opt_string("attach"), resumed=d.flag("resumed"),
                 roles={s: roles.string(s) for s in SIDES},
+                continued=d.integer("continued") if "continued" in d.doc else 0,
+                note=d.opt_string("note"),
             )  # fmt: skip
         case "round_started":
             return RoundStarted(round=d.integer("round"), total=d.integer("total"))
@@ -557,6 +576,11 @@ def _event(kind: str, d: _Doc) -> Event:
                     by=d.string("by"), when=d.string("when"), option=d.opt_string("option"),
                     why=d.opt_string("why"),
                 )
+            )  # fmt: skip
+        case "favours_flip":
+            return FavoursFlipped(
+                round=d.integer("round"), side=d.string("side"), old=d.string("from"),
+                new=d.string("to"),
             )  # fmt: skip
     fields = {k: v for k, v in d.doc.items() if k not in ("schema", "seq", "ts", "event")}
     return Unknown(kind, fields)

@@ -83,6 +83,18 @@ def m005_depth(doc: Doc) -> None:
         cfg.setdefault("depth", "standard")
 
 
+@migration
+def m006_decision_options(doc: Doc) -> None:
+    """v6 → v7. Runs before ``--option``/``--constraint``/``--leaning`` weighed no options
+    and had no leaning (so no reply named a favoured option: a contract without
+    ``favours`` reads as none)."""
+    cfg = doc.get("config")
+    if isinstance(cfg, dict):
+        cfg.setdefault("options", [])
+        cfg.setdefault("constraints", [])
+        cfg.setdefault("leaning", None)
+
+
 LATEST = len(MIGRATIONS) + 1
 
 

@@ -37,6 +37,7 @@ ROLES = "Roles and context"
 AGENTS = "Agents and models"
 LIMITS = "Limits"
 OUTPUT = "Output"
+DECISION = "Decision"
 
 RunnerKind = Literal["auto", "tmux", "subprocess"]
 Opening = Literal["blind", "sequential"]
@@ -54,6 +55,11 @@ MAX_ROUNDS = 7
 MAX_TOPIC_CHARS = 2_000  # a topic is a question; the details go into context files
 DEFAULT_CONTEXT_BUDGET = 60_000  # characters of context, all files together
 MAX_CONTEXT_FILES = 20  # per debate, on every surface (CLI, config, batch, MCP)
+# Decision input (--option, --constraint, --leaning): untrusted text like the topic.
+MIN_OPTIONS, MAX_OPTIONS = 2, 5  # numbered O1–O5
+MAX_CONSTRAINTS = 8
+MAX_OPTION_CHARS = 300  # an option's or a constraint's text
+MAX_LEANING_CHARS = 1_000
 
 
 @dataclass(frozen=True)
@@ -75,6 +81,10 @@ class Option:
     maximum: int | None = None
     positive: str = ""  # must be > 0: what the number counts ("number of seconds")
     default_text: str | None = None  # the default as help shows it, where None means one
+    # A list of texts (not paths): how many items it may hold when given, each capped.
+    min_items: int | None = None
+    max_items: int | None = None
+    item_chars: int | None = None
     # Security-sensitive in a batch entry (it runs, reads or widens what an agent may do);
     # what a restricted key needs is decided by the batch surface.
     batch_restricted: bool = False
@@ -115,13 +125,17 @@ def option(
     positive: str = "",
     default_text: str | None = None,
     batch_restricted: bool = False,
+    min_items: int | None = None,
+    max_items: int | None = None,
+    item_chars: int | None = None,
 ) -> Any:
     """A field of :class:`DebateRequest` that is an option (see :class:`Option`)."""
     spec = {
         "help": help, "surfaces": frozenset(surfaces), "short": short, "metavar": metavar,
         "panel": panel, "choices": tuple(choices), "minimum": minimum, "maximum": maximum,
         "positive": positive, "default_text": default_text,
-        "batch_restricted": batch_restricted,
+        "batch_restricted": batch_restricted, "min_items": min_items, "max_items": max_items,
+        "item_chars": item_chars,
     }  # fmt: skip
     return field(default=default, metadata={"option": spec})
 
@@ -243,6 +257,26 @@ class DebateRequest:
     keep_temp: bool = option(
         False, help="Keep the per-run temp dir (prompts, raw outputs).", surfaces={"cli"},
         panel=OUTPUT,
+    )  # fmt: skip
+    # Decision input. Options and the leaning belong to one decision, not to every debate:
+    # not in config.toml; a team's standing constraints may be.
+    constraint: tuple[str, ...] = option(
+        (), help=f"A constraint every side must respect (up to {MAX_CONSTRAINTS}, "
+        f"{MAX_OPTION_CHARS} characters each), e.g. 'no new infrastructure'.", metavar="TEXT",
+        panel=DECISION, max_items=MAX_CONSTRAINTS, item_chars=MAX_OPTION_CHARS,
+    )  # fmt: skip
+    leaning: str | None = option(
+        None, help=f"What the person deciding leans towards (up to {MAX_LEANING_CHARS} "
+        "characters): shown to the Judge only, never to the sides, and in the reports.",
+        surfaces=_BUT_CONFIG, metavar="TEXT", panel=DECISION, default_text="none",
+    )  # fmt: skip
+    # Keep this field last: below it, ``option`` in this class body names the field, not
+    # the function (declare a new option above it).
+    option: tuple[str, ...] = option(
+        (), help=f"An option the decision is between ({MIN_OPTIONS}–{MAX_OPTIONS}, numbered "
+        f"O1–O{MAX_OPTIONS}; up to {MAX_OPTION_CHARS} characters each): every side weighs them "
+        "and names the one it favours.", surfaces=_BUT_CONFIG, metavar="TEXT", panel=DECISION,
+        min_items=MIN_OPTIONS, max_items=MAX_OPTIONS, item_chars=MAX_OPTION_CHARS,
     )  # fmt: skip
 
 

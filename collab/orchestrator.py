@@ -30,6 +30,7 @@ from collab.errors import (
 from collab.eventlog import EventStream, JsonlFile, Sink, last_seq
 from collab.events import (
     AngleInjected,
+    FavoursFlipped,
     JudgeFinished,
     JudgeStarted,
     LedgerUpdated,
@@ -42,6 +43,7 @@ from collab.events import (
     TurnFinished,
 )
 from collab.evidence_files import check_turn
+from collab.favours import flip_of
 from collab.judge.answer import labels_for
 from collab.judge.labels import first_side
 from collab.ledger import Ledger
@@ -140,11 +142,13 @@ class Orchestrator:
             self._save()
             self._begun = True
             cfg = self.cfg
+            continued, note = self._continuing()
             self.events.emit(
                 RunStarted(
                     run_id=self.state.run_id, topic=cfg.topic, preset=cfg.preset,
                     rounds=cfg.rounds, runner=runner.name, attach=runner.attach_hint(),
                     resumed=self.resumed, roles={"A": cfg.role_a.name, "B": cfg.role_b.name},
+                    continued=continued, note=note,
                 )
             )  # fmt: skip
             self._plan()
@@ -203,6 +207,17 @@ class Orchestrator:
                 self._save()
             self.events.emit(RunFinished(self.state.status, end[0], end[1]))
         return Outcome(self.state, self.run_dir)
+
+    def _continuing(self) -> tuple[int, str | None]:
+        """RunStarted's ``continued``/``note`` when this drive begins a collab continue
+        (no turn of an added round held yet); ``(0, None)`` otherwise (a resume, a new run)."""
+        st = self.state
+        if not self.resumed or not st.continues:
+            return 0, None
+        c = st.continues[-1]
+        if any(t.round_no > c.after_round for t in st.turns):
+            return 0, None
+        return c.rounds, c.note
 
     def ask(self, question: str, seats: Sequence[FollowUpSeat]) -> list[FollowUp]:
         """``collab ask``: one more turn per seat, all at once (none sees another's answer),
@@ -366,12 +381,15 @@ class Orchestrator:
         rec = check_turn(rec, self.cfg, Path.cwd())  # evidence cites, checked by code
         with self._lock:
             st = self.state
+            flip = flip_of(rec, st.turns)
             st.turns.append(rec)
             st.turns.sort(key=lambda t: (t.round_no, t.side))
             self._save()
             for w in rec.warnings:
                 self.events.emit(RunWarning(w))
             self.events.emit(TurnFinished.of(rec))
+            if flip is not None:
+                self.events.emit(FavoursFlipped(flip.round_no, flip.seat, flip.old, flip.new))
 
     def _end_of_round(self, r: int) -> bool:
         """The stop rules after round ``r``; True when the debate stops here."""

@@ -22,6 +22,7 @@ from collab.options import (
     DEFAULT_ROUNDS,
     DEPTHS,
     MAX_CONTEXT_FILES,
+    MAX_LEANING_CHARS,
     MAX_TOPIC_CHARS,
     DebateRequest,
     Depth,
@@ -224,12 +225,16 @@ def build_config(
         preset_key = preset.key
     ra_role, rb_role = Role("A", ra.name, ra.description), Role("B", rb.name, rb.description)
     contexts = load_contexts(tuple(req.context), req.context_budget, surface)
+    options, constraints, leaning = decision_texts(req, surface)
+    decision = [(spell("option", surface), o) for o in options]
+    decision += [(spell("constraint", surface), c) for c in constraints]
+    decision += [(spell("leaning", surface), leaning)] if leaning else []
     # Everything below goes to a model provider: nothing that looks like a secret leaves.
     ensure_no_secrets(
         topic,
         [(c.path, c.text) for c in contexts],
-        others=[(role_a, ra_role.description), (role_b, rb_role.description)]
-        if preset_key == "custom" else [],
+        others=([(role_a, ra_role.description), (role_b, rb_role.description)]
+                if preset_key == "custom" else []) + decision,
         allow=req.allow_secrets,
     )  # fmt: skip
     depth, rounds = depth_and_rounds(req, surface)
@@ -255,6 +260,9 @@ def build_config(
         agent_setup=req.agent_setup,
         tools=req.tools,
         opening=req.opening,
+        options=options,
+        constraints=constraints,
+        leaning=leaning,
     )
 
 
@@ -347,6 +355,9 @@ def _value(opt: Option, value: object, surface: Surface, folder: Path | None) ->
         paths = [value] if isinstance(value, str) else value
         if not isinstance(paths, list | tuple) or not all(isinstance(p, str) for p in paths):
             raise UsageError(f"{name} must be a path or a list of paths, got {_type(value)}")
+        if opt.item_chars is not None:  # texts, not paths
+            check_value(opt, tuple(paths), name)
+            return tuple(paths)
         return tuple(p if folder is None else _resolve(p, folder) for p in paths)
     value = coerce_field(opt, value, name)
     check_value(opt, value, name)
@@ -374,6 +385,9 @@ def check_value(opt: Option, value: object, name: str) -> None:
     surface spells the option)."""
     if opt.choices and value is not None and value not in opt.choices:
         raise UsageError(f"{name} must be {either(opt.choices)}, got {value!r}")
+    if isinstance(value, tuple):
+        _check_items(opt, value, name)
+        return
     if not isinstance(value, int | float) or isinstance(value, bool):
         return
     if opt.positive and not value > 0:
@@ -383,6 +397,52 @@ def check_value(opt: Option, value: object, name: str) -> None:
         raise UsageError(f"{name} must be {low}–{high}, got {value}")
     if low is not None and value < low:
         raise UsageError(f"{name} must be at least {low}, got {value}")
+
+
+def _check_items(opt: Option, items: tuple[object, ...], name: str) -> None:
+    """A list of texts (``--option``, ``--constraint``): how many, and each one's length."""
+    if not items:
+        return
+    low, high = opt.min_items, opt.max_items
+    if low is not None and len(items) < low:
+        raise UsageError(f"{name} takes {low}–{high} items when given, got {len(items)}")
+    if high is not None and len(items) > high:
+        raise UsageError(f"{name} takes at most {high} items, got {len(items)}")
+    if opt.item_chars is None:
+        return
+    for n, item in enumerate(items, start=1):
+        text = item.strip() if isinstance(item, str) else ""
+        if not text:
+            raise UsageError(f"{name} item {n} is empty")
+        if "\0" in text:
+            raise UsageError(f"{name} item {n} contains a NUL byte")
+        if len(text) > opt.item_chars:
+            raise UsageError(
+                f"{name} item {n} is {len(text)} characters; keep it under {opt.item_chars}"
+            )
+
+
+def decision_texts(
+    req: DebateRequest, surface: Surface
+) -> tuple[tuple[str, ...], tuple[str, ...], str | None]:
+    """``--option``, ``--constraint`` and ``--leaning`` as kept: stripped, checked (counts,
+    lengths, NUL, duplicate options). Secret-scanned with the topic in build_config."""
+    options = tuple(o.strip() for o in req.option)
+    if len(set(options)) != len(options):
+        raise UsageError(f"{spell('option', surface)} names the same option twice")
+    leaning = None
+    if req.leaning is not None:
+        leaning = req.leaning.strip()
+        flag = spell("leaning", surface)
+        if not leaning:
+            raise UsageError(f"{flag} is empty")
+        if "\0" in leaning:
+            raise UsageError(f"{flag} contains a NUL byte")
+        if len(leaning) > MAX_LEANING_CHARS:
+            raise UsageError(
+                f"{flag} is {len(leaning)} characters; keep it under {MAX_LEANING_CHARS}"
+            )
+    return options, tuple(c.strip() for c in req.constraint), leaning
 
 
 def _type(value: object) -> str:

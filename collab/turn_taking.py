@@ -16,6 +16,7 @@ from collab.caller import AgentCaller, CallResult
 from collab.config import DebateConfig
 from collab.contract import Contract
 from collab.contract_parse import parse as parse_contract
+from collab.decision import option_ids as option_ids_of
 from collab.eventlog import EventStream
 from collab.events import FollowupFinished, FollowupStarted, RunWarning, TurnRetry, TurnStarted
 from collab.judge import answer
@@ -144,7 +145,8 @@ class Turns:
         warnings: list[str] = []
         reask_meta: AgentMeta | None = None
         known = [i.id for i in ledger.issues]
-        parsed = parse_contract(res.reply.text, known)
+        option_ids = option_ids_of(self.cfg.options)
+        parsed = parse_contract(res.reply.text, known, option_ids=option_ids)
         contract, error = parsed.contract, parsed.error
         used = parsed
         caller.summarize(res, pane_summary(res, contract, error))
@@ -154,7 +156,7 @@ class Turns:
             reask = self._reask(ctx, caller, r, side, why, ledger, parsed.prose)
             reask_meta = reask.meta
             if reask.status == "ok":
-                again = parse_contract(reask.reply.text, known)
+                again = parse_contract(reask.reply.text, known, option_ids=option_ids)
                 contract, error = again.contract, again.error
                 if contract is not None:
                     used = again

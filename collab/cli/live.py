@@ -22,12 +22,16 @@ from rich.text import Text
 from collab.cli.tables import ledger_table
 from collab.events import (
     AngleInjected,
+    FavoursFlipped,
+    FollowupFinished,
+    FollowupStarted,
     Heartbeat,
     JudgeFinished,
     JudgeStarted,
     LedgerUpdated,
     Logged,
     Planned,
+    RoundsAdded,
     RoundStarted,
     RunFinished,
     RunStarted,
@@ -122,6 +126,23 @@ class DebateView:
                 self.running.clear()
                 self._stop_live()
                 self.exit_code = ev.exit_code
+            case FavoursFlipped():
+                self._print(Text(f"⇄ {flip_line(ev)}", style="bold magenta"))
+            case FollowupStarted():
+                self._print(Rule(f"Follow-up · {_who(ev.side)}", characters="─"))
+                self._print(Text(f"? {one_line(ev.question, 500)}", style="bold"))
+                self.running[ev.side] = _Running(f"↳ {_who(ev.side)}", time.monotonic())
+                self._refresh()
+            case FollowupFinished():
+                self.running.pop(ev.side, None)
+                status = "" if ev.status == "ok" else f" · {ev.status}"
+                head = Text(f"↳ {_who(ev.side)}{status}", style="bold")
+                self._print(Group(head, terminal_markdown(clean(ev.answer))))
+            case RoundsAdded():
+                note = f" — note: {one_line(ev.note, 300)}" if ev.note else ""
+                self._print(
+                    Text(f"＋ {ev.rounds} more round(s) from round {ev.round}{note}", "bold")
+                )
 
     def warn(self, text: str) -> None:
         self._print(Text(f"⚠ {clean(text)}", style="yellow"))
@@ -133,7 +154,11 @@ class DebateView:
     def _run_started(self, ev: RunStarted) -> None:
         self.roles = {s: one_line(ev.roles[s], 80) for s in ("A", "B")}
         head = Text()
-        head.append("Resuming debate\n" if ev.resumed else "Debate\n", style="bold")
+        if ev.continued:
+            more = f"{ev.continued} more round{'s' if ev.continued > 1 else ''}"
+            head.append(f"Continuing debate ({more})\n", style="bold")
+        else:
+            head.append("Resuming debate\n" if ev.resumed else "Debate\n", style="bold")
         head.append(clean(ev.topic) + "\n\n", style="bold cyan")
         for side in ("A", "B"):
             icon, colour = SIDE_STYLE[side]
@@ -143,6 +168,8 @@ class DebateView:
             f"preset {ev.preset} · {ev.rounds} rounds · runner {ev.runner} · run {ev.run_id}",
             style="dim",
         )
+        if ev.note:
+            head.append(f"\nnote from the person who decides: {one_line(ev.note, 300)}")
         self._print(Panel(head, expand=False))
         if ev.attach:
             self._print(Text(f"watch the turns: {ev.attach}", style="dim"))
@@ -240,6 +267,14 @@ class DebateView:
         if self.live is not None:
             self.live.stop()
             self.live = None
+
+
+def flip_line(ev: FavoursFlipped) -> str:
+    return f"Role {ev.side} now favours {ev.new} (was {ev.old}) in round {ev.round}"
+
+
+def _who(side: str) -> str:
+    return "the Judge" if side == "judge" else f"Role {side}"
 
 
 def print_outcome(state: RunState, run_dir: RunDir, err: Console | None = None) -> None:

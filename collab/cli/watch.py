@@ -61,11 +61,19 @@ def feed_view(path: Path, view: DebateView) -> int | None:
     # The typed events and their reader, like the view: imported when watch runs, not
     # for every collab command (each command module is imported to build the CLI).
     from collab.eventlog import EventReader
-    from collab.events import RunFinished
+    from collab.events import (
+        FollowupFinished,
+        FollowupStarted,
+        RoundsAdded,
+        RunFinished,
+        RunStarted,
+    )
 
     reader = EventReader(path / "events.jsonl")
     idle_since = time.monotonic()
     finished: int | None = None
+    ended: int | None = None  # the exit code of the last run_finished, while it stands
+    asking: set[str] = set()  # follow-ups (collab ask) under way
     while True:
         events = reader.new()
         for problem in reader.problems:
@@ -75,8 +83,18 @@ def feed_view(path: Path, view: DebateView) -> int | None:
             idle_since = time.monotonic()
             for logged in events:
                 view.handle(logged)
-                # A run_finished ends the watch only if nothing follows it (a resume may).
-                finished = view.exit_code if isinstance(logged.event, RunFinished) else None
+                # A run_finished ends the watch unless the run is driven again after it (a
+                # resume, a continue) or a follow-up (collab ask) is under way.
+                match logged.event:
+                    case RunFinished():
+                        ended = view.exit_code
+                    case RunStarted() | RoundsAdded():
+                        ended = None
+                    case FollowupStarted(side=side):
+                        asking.add(side)
+                    case FollowupFinished(side=side):
+                        asking.discard(side)
+                finished = None if asking else ended
             continue
         if finished is not None:
             return finished

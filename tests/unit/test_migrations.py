@@ -27,6 +27,7 @@ def v1_doc() -> Doc:
     }  # fmt: skip
 
 
+NO_OPTIONS: Doc = {"options": [], "constraints": [], "leaning": None}
 STEERING: Doc = {"decisions": [], "followups": [], "continues": [], "superseded_judges": []}
 
 
@@ -54,6 +55,9 @@ ROWS = [
     Row("superseded-judges-none", ("superseded_judges",), []),
     Row("version", ("schema_version",), LATEST),
     Row("depth-standard", ("config", "depth"), "standard"),
+    Row("options-none", ("config", "options"), []),
+    Row("constraints-none", ("config", "constraints"), []),
+    Row("leaning-none", ("config", "leaning"), None),
 ]
 
 
@@ -69,7 +73,8 @@ def test_what_a_v1_run_said_is_kept() -> None:
     doc = v1_doc()
     doc["config"] = {"topic": "T", "rounds": 3, "opening": "blind", "tools": "read"}
     out = migrate(copy.deepcopy(doc), 1)
-    assert out["config"] == {**doc["config"], "agent_setup": "lean", "depth": "standard"}  # type: ignore[dict-item]
+    assert out["config"] == {**doc["config"], "agent_setup": "lean", "depth": "standard",  # type: ignore[dict-item]
+                             **NO_OPTIONS}  # fmt: skip
 
 
 def test_damage_is_left_for_the_loader_to_name() -> None:
@@ -80,13 +85,14 @@ def test_damage_is_left_for_the_loader_to_name() -> None:
 
 
 def test_versions_are_named_and_counted() -> None:
-    assert LATEST == len(MIGRATIONS) + 1 == 6
+    assert LATEST == len(MIGRATIONS) + 1 == 7
     assert [m.__name__ for m in MIGRATIONS] == [
         "m001_protocol_v2_fields",
         "m002_stance_table_v1",
         "m003_severity_and_evidence_checks",
         "m004_steering",
         "m005_depth",
+        "m006_decision_options",
     ]
     current = migrate(v1_doc(), 1)
     assert migrate(copy.deepcopy(current), LATEST) == current  # nothing to do at the latest
@@ -123,3 +129,10 @@ def test_a_v4_run_keeps_what_it_recorded_and_gets_no_steering() -> None:
     doc: Doc = {"schema_version": 4, "run_id": "r", "decisions": [{"kind": "choice"}]}
     out = migrate(copy.deepcopy(doc), 4)
     assert out == {**STEERING, **doc, "schema_version": LATEST}
+
+
+def test_a_v6_run_weighed_no_options_and_keeps_what_it_said() -> None:
+    doc: Doc = {"schema_version": 6, "config": {"topic": "T", "options": ["x", "y"]}}
+    out = migrate(copy.deepcopy(doc), 6)
+    assert out["config"] == {"topic": "T", "options": ["x", "y"], "constraints": [],
+                             "leaning": None}  # fmt: skip
