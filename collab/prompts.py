@@ -24,7 +24,7 @@ from collab.errors import CollabError
 from collab.judge.labels import LABELS, Labels
 from collab.lang import Lang
 from collab.ledger import Ledger
-from collab.options import MAX_TOPIC_CHARS
+from collab.options import MAX_LEANING_CHARS, MAX_OPTION_CHARS, MAX_TOPIC_CHARS
 from collab.paths import builtin_dir, user_dir
 from collab.prompt_views import (
     LEDGER_EVIDENCE_CHARS,
@@ -142,6 +142,7 @@ class Prompts:
             max_chars=cross_check_chars(cfg.max_chars) if cross_check else cfg.max_chars,
             read_tools=cfg.tools == "read",
             cross_check=cross_check,
+            **decision_view(cfg),
         )
 
     def reask(
@@ -163,6 +164,7 @@ class Prompts:
             previous=prev or None,
             issues=[issue_row(i, LEDGER_EVIDENCE_CHARS) for i in ledger.issues],
             contract=contract_view(ledger),
+            **decision_view(cfg),
         )
 
     def judge(
@@ -217,6 +219,12 @@ class Prompts:
             history=turns,
             failed_evidence=failed_evidence(ledger, labels.label),
             note=_note(None if note is None else labels.hide(note)),
+            **decision_view(cfg),
+            leaning=(
+                for_prompt(labels.hide(cfg.leaning).strip(), MAX_LEANING_CHARS)
+                if cfg.leaning
+                else None
+            ),
         )
 
     def followup(
@@ -315,6 +323,19 @@ class Prompts:
                 raise TemplateError(f"{path}: angle {n} must be a non-empty string")
             angles.append(item.strip())
         return tuple(angles)
+
+
+def decision_view(cfg: DebateConfig) -> dict[str, object]:
+    """``--option`` (as ``O1``… with its text) and ``--constraint``, untrusted text made
+    safe for a prompt section, for every seat's prompt and the Judge's. (The leaning is
+    the Judge's alone: :meth:`Prompts.judge`.)"""
+    return {
+        "options": [
+            {"id": f"O{n}", "text": prompt_line(o, MAX_OPTION_CHARS)}
+            for n, o in enumerate(cfg.options, start=1)
+        ],
+        "constraints": [prompt_line(c, MAX_OPTION_CHARS) for c in cfg.constraints],
+    }
 
 
 def _note(note: str | None) -> str | None:

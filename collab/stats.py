@@ -11,7 +11,8 @@
 - Judge fallback rate: runs whose summary had to be written from the ledger;
 - cost per resolved issue;
 - open blocking issues, and the share of cited evidence (``path:line``) that verified;
-- decided runs (``collab decide``);
+- decided runs (``collab decide``), and over the decided runs that were given options
+  (``--option``): how often the choice matched the option most seats favoured at the end;
 - per depth (quick, standard, deep, auto): runs, calls, tokens, cost and the verdict mix.
 """
 
@@ -22,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
 from collab.decision import current
+from collab.favours import most_favoured
 from collab.ledger import open_blocking
 from collab.options import DEPTHS
 from collab.state import RunState
@@ -49,6 +51,9 @@ class RunStats:
     conceded: int = 0  # issues dropped by their raiser's reasoned agree
     contract_turns: int = 0  # debater turns whose contract was usable
     decided: bool = False
+    # Decided with options: did the choice name the option most seats favoured at the end?
+    # None when the run was not decided or had no options.
+    choice_matched: bool | None = None
     depth: str = "standard"
     calls: int = 0  # agent calls, retries and re-asks included
     input_tokens: int = 0
@@ -92,6 +97,10 @@ def run_stats(state: RunState) -> RunStats:
     )
     by_status = Counter(i.status for i in ledger.issues)
     checks = [c for t in state.turns for c in t.evidence_checks]
+    choice = current(state.decisions)
+    matched = None
+    if choice is not None and state.config.options:
+        matched = choice.option is not None and choice.option == most_favoured(state.turns)
     return RunStats(
         run_id=state.run_id,
         turns=len(debater_turns),
@@ -111,7 +120,8 @@ def run_stats(state: RunState) -> RunStats:
         cites_verified=sum(1 for c in checks if c.status == "verified"),
         conceded=sum(1 for i in ledger.issues if i.resolution == "conceded"),
         contract_turns=sum(1 for t in debater_turns if t.contract is not None),
-        decided=current(state.decisions) is not None,
+        decided=choice is not None,
+        choice_matched=matched,
         depth=state.config.depth,
         calls=state.calls(),
         input_tokens=state.tokens().input_tokens,
@@ -157,6 +167,11 @@ class Stats:
     contract_turns: int = 0
     contract_rate: float | None = None
     decided_runs: int = 0
+    # Decided runs given options, and those whose choice was the option most seats
+    # favoured at the end (collab.favours.most_favoured).
+    decided_with_options: int = 0
+    choice_matched: int = 0
+    choice_matched_rate: float | None = None
     by_depth: dict[str, DepthStats] = field(default_factory=dict)
 
 
@@ -206,6 +221,8 @@ def aggregate(runs: Sequence[RunStats]) -> Stats:
     cost = round(sum(costs), 6) if costs else None
     sent = sum(r.items_sent for r in runs)
     kept = sum(r.items_kept for r in runs)
+    with_options = sum(1 for r in runs if r.choice_matched is not None)
+    matched = sum(1 for r in runs if r.choice_matched)
     return Stats(
         runs=len(runs),
         turns=sum(r.turns for r in runs),
@@ -231,6 +248,9 @@ def aggregate(runs: Sequence[RunStats]) -> Stats:
         contract_turns=sum(r.contract_turns for r in runs),
         contract_rate=_ratio(sum(r.contract_turns for r in runs), sum(r.turns for r in runs)),
         decided_runs=sum(1 for r in runs if r.decided),
+        decided_with_options=with_options,
+        choice_matched=matched,
+        choice_matched_rate=_ratio(matched, with_options),
         by_depth=per_depth(runs),
     )
 

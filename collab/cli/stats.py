@@ -61,6 +61,9 @@ def stats(as_json: o.Json = False) -> None:
         ("cost per resolved issue", "n/a" if total.cost_per_resolved_usd is None
          else f"${total.cost_per_resolved_usd:.4f}"),
         ("decided runs (collab decide)", str(total.decided_runs)),
+        ("choice matched the option most seats favoured at the end",
+         f"{pct(total.choice_matched_rate)} ({total.choice_matched}/"
+         f"{total.decided_with_options} decided runs with options)"),
     ]  # fmt: skip
     for name, value in rows:
         table.add_row(name, value)

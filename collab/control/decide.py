@@ -72,9 +72,9 @@ def record_decision(
 
 
 def _options(state: RunState) -> tuple[str, ...]:
-    """The options the run weighed: none yet (``--option`` is still to come), so a choice
-    is free text; collab.decision.resolve_choice validates an option id once there are."""
-    return ()
+    """The options the run weighed (``--option``): a choice names one of them by id or
+    exact text (collab.decision.resolve_choice); without options it is free text."""
+    return state.config.options
 
 
 def _now() -> str:

@@ -117,6 +117,7 @@ def _slug_title(topic: str) -> str:
 def adr_markdown(state: RunState, options: Sequence[str] = ()) -> str:
     """The ADR of ``state``; ``options`` are the ones the debate weighed (O1…), if any."""
     cfg = state.config
+    options = options or cfg.options
     rid = state.run_id
     judge = judge_sections(state.judge.text) if state.judge is not None else {}
     choice = current(state.decisions)

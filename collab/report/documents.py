@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from collab import __version__
+from collab.decision import option_ids
+from collab.favours import flips, most_favoured, preferences
 from collab.ledger import counts, ledger_to_dict, open_blocking
 from collab.presets import Preset
 from collab.state import RunState
@@ -100,7 +102,32 @@ def result_document(state: RunState, run_dir: RunDir) -> dict[str, object]:
         "superseded_judges": [
             {"markdown": j.text, "fallback": j.fallback} for j in state.superseded_judges
         ],
-    }  # fmt: skip
+    } | decision_input(state)  # fmt: skip
+
+
+def decision_input(state: RunState) -> dict[str, object]:
+    """The result document's optional decision input: the options (O1…), constraints and
+    leaning, when given; with options, what each seat favoured per round and its flips."""
+    cfg = state.config
+    doc: dict[str, object] = {}
+    if cfg.options:
+        ids = option_ids(cfg.options)
+        doc["options"] = [{"id": i, "text": o} for i, o in zip(ids, cfg.options, strict=True)]
+        doc["favours"] = [
+            {"seat": seat, "round": r, "option": option}
+            for seat, by_round in preferences(state.turns).items()
+            for r, option in sorted(by_round.items())
+        ]
+        doc["flips"] = [
+            {"seat": f.seat, "round": f.round_no, "from": f.old, "to": f.new}
+            for f in flips(state.turns)
+        ]
+        doc["most_favoured"] = most_favoured(state.turns)
+    if cfg.constraints:
+        doc["constraints"] = list(cfg.constraints)
+    if cfg.leaning:
+        doc["leaning"] = cfg.leaning
+    return doc
 
 
 def error_document(kind: str, message: str, exit_code: int) -> dict[str, object]:

@@ -8,11 +8,13 @@ then the rounds). Both are built from the same per-turn pieces.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import groupby
 
+from collab.favours import flip_of
 from collab.ledger import get, open_blocking
 from collab.ledger_summary import ledger_markdown
+from collab.report.decision_input import flip_text
 from collab.report.markup import demote_headings
 from collab.report.steering import steering_md
 from collab.state import RunState
@@ -126,11 +128,16 @@ def _agent(name: str, model: str | None) -> str:
     return f"{name} ({model})" if model else name
 
 
-def _transcript_turn(t: TurnRecord) -> list[str]:
+def _transcript_turn(t: TurnRecord, earlier: Sequence[TurnRecord] = ()) -> list[str]:
     out = ["", f"### {ICON[t.side]} {_turn_heading(t)}", "", t.prose]
     if points := _points(t):
         out += ["", *points]
-    return out + _warnings(t)
+    if t.contract is not None and t.contract.favours:
+        out += ["", f"- favours {t.contract.favours}"]
+    out += _warnings(t)
+    if (flip := flip_of(t, earlier)) is not None:
+        out += ["", f"**⇄ {flip_text(flip)}**"]
+    return out
 
 
 def transcript_md(state: RunState) -> str:
@@ -150,7 +157,9 @@ def transcript_md(state: RunState) -> str:
     ]
     if cfg.contexts:
         out.append("- Context: " + ", ".join(f"`{c.path}`" for c in cfg.contexts))
-    out += _by_round(state.turns, lambda r: ["", f"## Round {r}"], _transcript_turn)
+    out += _by_round(
+        state.turns, lambda r: ["", f"## Round {r}"], lambda t: _transcript_turn(t, state.turns)
+    )
     if state.angle is not None:
         out += ["", f"_New angle injected before round {state.angle.round_no}: {state.angle.text}_"]
     out += ["", "## Final ledger", "", ledger_markdown(state.ledger().issues)]

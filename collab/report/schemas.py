@@ -20,6 +20,7 @@ from collab.gate import GATE_PROPERTIES, GATE_REQUIRED, GATE_SCHEMA
 from collab.ledger import STATUSES, Resolution
 from collab.options import DEPTHS, RunnerKind
 from collab.plan import PLAN_JSON_SCHEMA
+from collab.report.decision_input import DECISION_INPUT_PROPERTIES
 from collab.seats import SIDES
 from collab.skill import InstallAction
 from collab.state import RunStatus
@@ -179,6 +180,7 @@ RESULT = _doc(
             "required": ["run_dir", "state"],
         },
         "resume": _STR_OR_NULL,
+        **DECISION_INPUT_PROPERTIES,
         "decisions": {
             "type": "array",
             "description": "collab decide, oldest first; the last choice is in force",
@@ -407,6 +409,7 @@ EVENT = _doc(
                 "followup_started",
                 "followup",
                 "continued",
+                "favours_flip",
             ]
         },
         **_WHERE,
@@ -432,6 +435,8 @@ EVENT["allOf"] = [
      "then": {"required": ["round", "issues", "counts"]}},
     {"if": {"properties": {"event": {"const": "run_finished"}}},
      "then": {"required": ["status", "exit_code"]}},
+    {"if": {"properties": {"event": {"const": "favours_flip"}}},
+     "then": {"required": ["round", "side", "from", "to"]}},
 ]  # fmt: skip
 
 _RATE = {"type": ["number", "null"], "minimum": 0, "maximum": 1}
@@ -458,6 +463,9 @@ STATS = _doc(
         "cites": {"type": "integer", "minimum": 0},
         "evidence_verified_rate": _RATE,
         "decided_runs": _COUNT_0,
+        "decided_with_options": _COUNT_0,
+        "choice_matched": _COUNT_0,
+        "choice_matched_rate": _RATE,
         "by_depth": {"type": "object", "additionalProperties": DEPTH_STATS_JSON_SCHEMA},
         "per_run": {"type": "array", "items": {"type": "object"}},
     },

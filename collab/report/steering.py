@@ -8,6 +8,7 @@ here is a person's or a model's: made one line and table-safe where it sits in a
 from __future__ import annotations
 
 from collab.decision import HumanDecision, current, superseded
+from collab.report.decision_input import decision_input_md
 from collab.report.markup import demote_headings
 from collab.state import FollowUp, RunState
 from collab.text import md_cell
@@ -83,5 +84,6 @@ def followups_md(state: RunState) -> list[str]:
 
 def steering_md(state: RunState) -> str:
     """Every steering section of a run, "" when there is none."""
-    lines = continues_md(state) + followups_md(state) + decision_md(state)
+    lines = decision_input_md(state) + continues_md(state) + followups_md(state)
+    lines += decision_md(state)
     return "\n".join(lines).rstrip() + "\n" if lines else ""
