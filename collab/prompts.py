@@ -283,6 +283,7 @@ class Prompts:
             summary=for_prompt(summary.strip(), SUMMARY_CHARS) if summary else None,
             question=for_prompt(question.strip(), MAX_QUESTION_CHARS),
             max_chars=cfg.max_chars,
+            **decision_view(cfg),
         )
 
     def angle(self, index: int) -> str:

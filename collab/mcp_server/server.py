@@ -35,7 +35,7 @@ from collab.doctor import check_prerequisites
 from collab.errors import CollabError, UsageError
 from collab.mcp_server.args import McpLimits, debate_request, load_limits
 from collab.mcp_server.follow import follow
-from collab.mcp_server.slots import live_runs, start_within_cap
+from collab.mcp_server.slots import holding_slot, live_runs, start_within_cap
 from collab.mcp_server.tools import MAX_WAIT_S, TOOLS
 from collab.paths import config_path
 from collab.presets import load_presets
@@ -206,7 +206,7 @@ class CollabServer:
     # -- after the debate ------------------------------------------------------------------------
     async def debate_ask(self, ctx: Ctx, args: Args) -> dict[str, object]:
         run_dir = await self._visible(args)
-        limits = await self._room()
+        limits: McpLimits = await anyio.to_thread.run_sync(load_limits)
         question, seat = args.get("question"), args.get("seat")
         if not isinstance(question, str):
             raise UsageError("question is required: what to ask")
@@ -215,7 +215,9 @@ class CollabServer:
         rid = run_dir.run_id
 
         def ask() -> dict[str, object]:
-            steer.ask_seats(rid, question, seat, max_cost=limits.max_cost)
+            # A slot for as long as the follow-up runs: it counts against max_concurrent.
+            with holding_slot(limits.max_concurrent, rid):
+                steer.ask_seats(rid, question, seat, max_cost=limits.max_cost)
             return control.result_of(rid)
 
         return await anyio.to_thread.run_sync(ask)
@@ -258,17 +260,6 @@ class CollabServer:
             return result_document(state, run_dir)
 
         return await anyio.to_thread.run_sync(decide)
-
-    async def _room(self) -> McpLimits:
-        """The limits, once fewer than max_concurrent MCP-started runs are going."""
-        limits: McpLimits = await anyio.to_thread.run_sync(load_limits)
-        live = await anyio.to_thread.run_sync(live_runs)
-        if len(live) >= limits.max_concurrent:
-            raise UsageError(
-                f"{len(live)} debates started over MCP are still running, the most collab "
-                "runs at once (max_concurrent in [mcp] of config.toml); wait for one to finish"
-            )
-        return limits
 
     # -- reference -----------------------------------------------------------------------------
     async def runs_list(self, ctx: Ctx, args: Args) -> dict[str, object]:

@@ -47,6 +47,12 @@ def debate_props(options: Mapping[str, Option] = OPTIONS) -> dict[str, dict[str,
             if opt.kind is tuple
             else {"type": _JSON_TYPES[opt.kind]}
         )
+        if opt.item_chars is not None:
+            prop["items"]["maxLength"] = opt.item_chars
+        if opt.min_items is not None:
+            prop["minItems"] = opt.min_items
+        if opt.max_items is not None:
+            prop["maxItems"] = opt.max_items
         if opt.choices:
             prop["enum"] = list(opt.choices)
         if opt.minimum is not None:

@@ -22,6 +22,7 @@ from collab.events import (
     BadEvent,
     Decided,
     Event,
+    FavoursFlipped,
     FollowupFinished,
     FollowupStarted,
     Heartbeat,
@@ -83,6 +84,9 @@ EVERY_KIND: list[Event] = [
     FollowupFinished("A", "because", "ok"),
     RoundsAdded(4, 2, "look at cost"),
     Decided(HumanDecision("choice", "Option 2", "me", "2026-12-01T17:00:00+0000", "O2", "cheap")),
+    FavoursFlipped(2, "A", "O1", "O2"),
+    RunStarted("r1", "topic", "balanced", 4, "tmux", None, True, {"A": "Advocate", "B": "Critic"},
+               continued=1, note="look at cost"),
 ]  # fmt: skip
 
 
