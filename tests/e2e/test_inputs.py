@@ -173,6 +173,13 @@ CASES = [
     Case("topic-too-long", debate(topic="x" * 2001), "the topic is 2001 characters"),
     Case("topic-nul", debate(topic="a\0b"), "NUL byte", argv_ok=False),
     Case("rounds-0", debate("--rounds", "0"), "--rounds must be 1–7, got 0"),
+    Case("one-option", debate("--option", "only"), "--option takes 2–5 items when given, got 1"),
+    Case(
+        "six-options",
+        debate(*[a for n in range(6) for a in ("--option", f"o{n}")]),
+        "--option takes at most 5 items, got 6",
+    ),
+    Case("leaning-too-long", debate("--leaning", "x" * 1001), "--leaning is 1001 characters"),
     Case(
         "depth-xx",
         debate("--depth", "xx"),

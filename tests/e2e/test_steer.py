@@ -311,3 +311,45 @@ def test_mcp_ask_decide_continue(fake_agent: FakeAgent) -> None:
     assert last["judge"]["markdown"].startswith(SECOND)
     assert [j["markdown"] for j in last["superseded_judges"]] == [first["judge"]["markdown"]]
     assert last["continues"][0]["note"] == NOTE and len(last["decisions"]) == 1
+
+
+def _favouring(option: str) -> str:
+    block = json.loads(tc.contract_block().split("```json\n")[1].split("\n```")[0])
+    return "\n\n```json\n" + json.dumps({**block, "favours": option}) + "\n```\n"
+
+
+def test_a_flip_of_favours_end_to_end(cli: Callable[..., Outcome], fake_agent: FakeAgent) -> None:
+    """--option/--constraint/--leaning through the CLI with the fake agent: A favours O1,
+    then O2 (a flip); the flip shows in the transcript, show, watch and --json, and
+    decide validates against the options."""
+    fake_agent.script(
+        [
+            {"match": [tc.ROLE_A], "replies": ["A: Postgres first." + _favouring("O1"),
+                                               "A: SQLite after all." + _favouring("O2")]},
+            {"match": [tc.ROLE_B], "replies": ["B: SQLite." + _favouring("O2")]},
+            {"match": [tc.JUDGE], "replies": ["## TL;DR\n- O2" + JUDGE_REST]},
+        ],
+        "unmatched prompt",
+    )  # fmt: skip
+    res = cli("debate", "Which database?", "--option", "Postgres", "--option", "SQLite",
+              "--constraint", "no new servers", "--leaning", "I lean to SQLite", *ONE)  # fmt: skip
+    assert res.code == 0, res
+    doc = res.json()
+    rid = doc["run_id"]
+    assert doc["flips"] == [{"seat": "A", "round": 2, "from": "O1", "to": "O2"}]
+    assert doc["most_favoured"] == "O2" and doc["leaning"] == "I lean to SQLite"
+
+    transcript = Path(doc["paths"]["transcript"]).read_text(encoding="utf-8")
+    assert "**⇄ Role A now favours O2 (was O1) in round 2**" in transcript
+    shown = cli("show", rid[-6:])
+    assert "| Role A | O1 | O1→O2 |" in shown.out
+    watched = cli("watch", rid[-6:])
+    assert watched.code == 0 and "⇄ Role A now favours O2 (was O1) in round 2" in watched.err
+    events = [json.loads(line) for line in (RunDir(rid).path / "events.jsonl").open()]
+    assert [e["event"] for e in events].count("favours_flip") == 1
+
+    bad = cli("decide", rid[-6:], "--choice", "O3")
+    assert bad.code == 2 and "O1 Postgres; O2 SQLite" in bad.err
+    assert cli("decide", rid[-6:], "--choice", "O2").code == 0
+    stats = cli("stats", "--json").json()
+    assert (stats["decided_with_options"], stats["choice_matched"]) == (1, 1)
