@@ -368,3 +368,31 @@ def test_japanese_prompts_carry_the_decision_input_too() -> None:
     assert all("I lean to SQLite" not in p for s, p in prompts.items() if s.startswith("r"))
     assert "<<<COLLAB:LEANING>>>\nI lean to SQLite" in prompts["judge-1"]
     assert "`favours`" in prompts["r1-A-1"] and "決定の対象" in prompts["r1-A-1"]
+
+
+def test_constraints_may_be_a_config_default_options_and_leaning_may_not(tmp_path: Path) -> None:
+    from collab.settings import user_defaults
+
+    config = tmp_path / "config.toml"
+    config.write_text('[defaults]\nconstraint = ["no new servers"]\n', encoding="utf-8")
+    base = DebateRequest(topic="")
+    assert user_defaults(config, base).constraint == ("no new servers",)
+    for key in ('option = ["a", "b"]', 'leaning = "a"'):
+        config.write_text(f"[defaults]\n{key}\n", encoding="utf-8")
+        with pytest.raises(UsageError, match=r"unknown key '(option|leaning)'"):
+            user_defaults(config, base)
+    config.write_text('[defaults]\nconstraint = ["' + "x" * 301 + '"]\n', encoding="utf-8")
+    with pytest.raises(UsageError, match=r"^.*constraint item 1 is 301 characters"):
+        user_defaults(config, base)
+
+
+def test_the_adr_lists_the_options_as_the_considered_ones() -> None:
+    from collab.report.adr import adr_markdown
+
+    run = debate(FLIP, rounds=3, **DECISION)
+    state = record_decision(run.state.run_id, choice="O2", why="one file", by="me")
+    adr = adr_markdown(state)
+    considered = adr.split("## Considered Options")[1].split("##")[0]
+    assert "- O1 Postgres" in considered and "- O2 SQLite" in considered
+    assert "The position of" not in considered
+    assert 'Chosen option: "O2 SQLite"' in adr
