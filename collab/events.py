@@ -81,6 +81,7 @@ class RoundStarted:
     kind: ClassVar[str] = "round_started"
     round: int
     total: int
+    at_once: tuple[Side, ...] = ()  # the seats that answer together (a blind round)
 
 
 @dataclass(frozen=True)
@@ -198,7 +199,10 @@ class Stopped:
 
 @dataclass(frozen=True)
 class JudgeStarted:
+    """``labels``: what the Judge calls each seat ("Position 1") → the role's name."""
+
     kind: ClassVar[str] = "judge_started"
+    labels: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -313,7 +317,8 @@ def _fields(ev: Event) -> dict[str, object]:
         case Planned():
             return {"plan": dict(ev.plan), "lines": list(ev.lines)}
         case RoundStarted():
-            return {"round": ev.round, "total": ev.total}
+            at_once = {"at_once": list(ev.at_once)} if ev.at_once else {}
+            return {"round": ev.round, "total": ev.total, **at_once}
         case TurnStarted():
             return {"round": ev.round, "side": ev.side, "role": ev.role}
         case Text():
@@ -350,7 +355,7 @@ def _fields(ev: Event) -> dict[str, object]:
         case Stopped():
             return {"reason": ev.reason, "detail": ev.detail}
         case JudgeStarted():
-            return {}
+            return {"labels": dict(ev.labels)} if ev.labels else {}
         case JudgeFinished():
             return {"markdown": ev.markdown, "fallback": ev.fallback}
         case RunFinished():
@@ -498,7 +503,13 @@ def _event(kind: str, d: _Doc) -> Event:
                 note=d.opt_string("note"),
             )  # fmt: skip
         case "round_started":
-            return RoundStarted(round=d.integer("round"), total=d.integer("total"))
+            at_once = d.strings("at_once")
+            if not set(at_once) <= set(SIDES):
+                raise d.bad("at_once", "a list of seats")
+            return RoundStarted(
+                round=d.integer("round"), total=d.integer("total"),
+                at_once=tuple(s for s in SIDES if s in at_once),
+            )  # fmt: skip
         case "turn_started":
             return TurnStarted(
                 round=d.integer("round"), side=d.one_of("side", SIDES), role=d.string("role")
@@ -550,7 +561,9 @@ def _event(kind: str, d: _Doc) -> Event:
         case "stop":
             return Stopped(reason=d.string("reason"), detail=d.string("detail", ""))
         case "judge_started":
-            return JudgeStarted()
+            labels = d.obj("labels")
+            names = {} if labels is None else {k: labels.string(k) for k in labels.doc}
+            return JudgeStarted(labels=names)
         case "judge_finished":
             return JudgeFinished(markdown=d.string("markdown"), fallback=d.flag("fallback"))
         case "run_finished":

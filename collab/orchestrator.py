@@ -311,9 +311,9 @@ class Orchestrator:
         for r in range(1, self.cfg.rounds + 1):
             if r in st.checked_rounds:
                 continue
-            self.events.emit(RoundStarted(r, self.cfg.rounds))
             todo = [side for side in SIDES if st.turn(r, side) is None]
             at_once = (r == 1 and self.cfg.opening == "blind") or self._cross_check(r)
+            self.events.emit(RoundStarted(r, self.cfg.rounds, tuple(todo) if at_once else ()))
             if at_once and todo:
                 # Both sides write at once, neither seeing the other; the cost cap and the
                 # budget are checked once, before the round.
@@ -464,10 +464,10 @@ class Orchestrator:
             return
         if st.stop_reason is None:
             st.stop_reason, st.stop_detail = "max-rounds", f"reached {self.cfg.rounds} rounds"
-        self.events.emit(JudgeStarted())
         if st.judge_first is None:
             st.judge_first = first_side(st.run_id)  # recorded, so the run can be audited
         labels = labels_for(st.run_id, st.judge_first, self.cfg.role_a.name, self.cfg.role_b.name)
+        self.events.emit(JudgeStarted(labels.names()))
         cap = self.cfg.max_cost
         answer = JudgeAnswer(None, None, None)
         if cap is not None and (st.cost_usd() or 0.0) >= cap:

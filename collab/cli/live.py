@@ -2,24 +2,36 @@
 ``collab debate`` and for ``collab watch ID`` following a run started elsewhere.
 
 Chatter on stderr, the Judge's summary on stdout. On a terminal, a turn in progress is a
-live preview of its last lines (both sides of a blind round at once), replaced by the
-turn's final rendering when it ends. Every model and user string is cleaned
-(``collab.text.clean``) before rich sees it; none is read as rich markup.
+live preview of its last lines, replaced by the turn's final rendering when it ends.
+Every model and user string is cleaned (``collab.text.clean``) before rich sees it; none
+is read as rich markup.
+
+The preview (:class:`Preview`) shows what :func:`collab.live_text.shown` allows: never
+the contract, and the Judge's "Position N" already as the role's name. The seats of a
+blind round keep one place from the round's start to its end: side by side when each
+gets ``MIN_COLUMN`` columns, else stacked; always in seat order, and their finished
+turns are printed in that order too (a seat done early waits for the ones before it).
+Each turn's clock runs from the turn's start. The live region ends on an empty line, so
+a ``^C`` echoed by the terminal cannot push it out of place, and once the view is closed
+(Ctrl-C included) nothing more is drawn, whichever thread reports late.
 """
 
 from __future__ import annotations
 
+import threading
 import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 
-from rich.columns import Columns
-from rich.console import Console, Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.live import Live
 from rich.markdown import Markdown
 from rich.panel import Panel
 from rich.rule import Rule
+from rich.segment import Segment
 from rich.text import Text
 
-from collab.cli.tables import ledger_table
+from collab.cli.tables import SeatStance, ledger_changes, ledger_table
 from collab.events import (
     AngleInjected,
     FavoursFlipped,
@@ -42,14 +54,24 @@ from collab.events import (
     TurnStarted,
 )
 from collab.events import Text as TextAdded
-from collab.ledger import open_blocking
+from collab.ledger import Ledger, open_blocking
+from collab.live_text import RECORDING, shown
 from collab.report import fmt_cost
+from collab.seats import SIDES, Side
 from collab.state import RunState
 from collab.store import RunDir
 from collab.text import clean, one_line
 
-SIDE_STYLE = {"A": ("🔵", "blue"), "B": ("🔴", "red"), "judge": ("⚖", "magenta")}
+SIDE_STYLE = {
+    "A": ("🔵", "blue"),
+    "B": ("🔴", "red"),
+    "C": ("🟢", "green"),
+    "D": ("🟡", "yellow"),
+    "E": ("🟣", "bright_magenta"),
+    "judge": ("⚖", "magenta"),
+}
 PREVIEW_LINES = 6
+MIN_COLUMN = 40  # a seat's preview beside another's needs this many columns, else stacked
 
 
 def terminal_markdown(text: str) -> Markdown:
@@ -58,27 +80,129 @@ def terminal_markdown(text: str) -> Markdown:
     return Markdown(clean(text), hyperlinks=False)
 
 
-class _Running:
-    def __init__(self, title: str, started: float) -> None:
-        self.title = title
-        self.started = started
-        self.text = ""
-        self.elapsed = 0.0
+@dataclass
+class _Turn:
+    """A turn the preview shows: started (wall clock, the event's time) or still to
+    start; its text so far; finished (and waiting to be printed in seat order)."""
+
+    seat: str
+    title: str
+    started: float | None = None
+    text: str = ""
+    labels: Mapping[str, str] = field(default_factory=dict)
+    elapsed: float = 0.0  # the driver's own count (heartbeats)
+    finished: TurnFinished | None = None
+
+
+@dataclass(frozen=True)
+class _Slot:
+    """What one panel of the preview draws: a snapshot, so the refresh thread never
+    reads what the event thread is changing."""
+
+    seat: str
+    title: str
+    started: float | None
+    elapsed: float
+    body: str
+    done_s: float | None
+
+
+class Preview:
+    """The live region: one panel a running seat, in a layout fixed by the number of
+    seats and the width; each panel's clock is read when it is drawn."""
+
+    def __init__(self, slots: Sequence[_Slot], clock: Callable[[], float]) -> None:
+        self.slots = tuple(slots)
+        self.clock = clock
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width, n = options.max_width, len(self.slots)
+        if not n:
+            return
+        beside = n == 1 or width // max(n, 1) >= MIN_COLUMN
+        if beside:
+            lines = PREVIEW_LINES
+            widths = [width // n + (1 if i < width % n else 0) for i in range(n)]
+        else:
+            room = max(console.size.height - 2, 3 * n)
+            lines = max(1, min(PREVIEW_LINES, room // n - 2))
+            widths = [width] * n
+        now = self.clock()
+        panels = [
+            self._panel(s, w, lines, console, now) for s, w in zip(self.slots, widths, strict=True)
+        ]
+        if beside and n > 1:
+            # Side by side: each panel drawn to its lines, the lines joined row by row
+            # (cheaper than a table, which measures every cell again on each refresh).
+            drawn = [
+                console.render_lines(p, options.update(width=w, height=lines + 2), pad=True)
+                for p, w in zip(panels, widths, strict=True)
+            ]
+            for row in zip(*drawn, strict=True):
+                for segments in row:
+                    yield from segments
+                yield Segment.line()
+        else:
+            yield from panels
+        yield Text("")  # the cursor rests here: an echoed ^C cannot wrap the panel above
+
+    def _panel(self, slot: _Slot, width: int, lines: int, console: Console, now: float) -> Panel:
+        _, colour = SIDE_STYLE.get(slot.seat, ("", "white"))
+        if slot.done_s is not None:
+            clock = f"done in {slot.done_s:.0f}s"
+            body = Text("✓ finished; shown in seat order below", style="dim")
+        elif slot.started is None:
+            clock = "starting"
+            body = Text("⋯ starting", style="dim")
+        else:
+            clock = f"{max(slot.elapsed, now - slot.started):.0f}s"
+            body = Text(slot.body or "⋯ waiting for the first words", style="dim")
+        wrapped = body.wrap(console, max(width - 4, 1), overflow="fold")[-lines:]
+        rows = [*wrapped, *(Text("") for _ in range(lines - len(wrapped)))]
+        title = Text(f"{slot.title} · {clock}")
+        title.truncate(max(width - 6, 1), overflow="ellipsis")
+        return Panel(
+            Group(*rows),
+            title=title,
+            title_align="left",
+            border_style=colour,
+            width=width,
+            height=lines + 2,
+        )
 
 
 class DebateView:
-    """Feed it events in order (``handle``); it prints what a person wants to see."""
+    """Feed it events in order (``handle``); it prints what a person wants to see.
+    ``clock``: the wall clock the turns' times are measured on (events carry it)."""
 
-    def __init__(self, err: Console | None = None, out: Console | None = None) -> None:
+    def __init__(
+        self,
+        err: Console | None = None,
+        out: Console | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self.err = err or Console(stderr=True)
         self.out = out or Console()
+        self.clock = clock
         self.roles: dict[str, str] = {"A": "Role A", "B": "Role B"}
-        self.running: dict[str, _Running] = {}
+        self.seats: tuple[Side, ...] = SIDES
+        self.slots: list[_Turn] = []
         self.live: Live | None = None
         self.exit_code: int | None = None
+        self.ledger = Ledger()
+        self.stances: list[SeatStance] = []
+        self.titles: dict[str, str] = {}
+        self.full_ledger_shown = False
+        self.closed = False
+        self._lock = threading.RLock()  # a blind round's turns report from two threads
 
     def handle(self, logged: Logged) -> None:
         """One event of the run (a kind this version does not know shows nothing)."""
+        with self._lock:
+            if not self.closed:
+                self._handle(logged)
+
+    def _handle(self, logged: Logged) -> None:
         ev = logged.event
         match ev:
             case RunStarted():
@@ -87,43 +211,63 @@ class DebateView:
                 for line in ev.lines:
                     self._print(Text(clean(line), style="dim"))
             case RoundStarted():
+                self._flush(everything=True)
+                self.stances = []
+                self.full_ledger_shown = False
                 self._print(Rule(f"Round {ev.round}/{ev.total}", characters="─"))
+                self.slots = [_Turn(s, self._title(s)) for s in self.seats if s in ev.at_once]
+                self._refresh()
             case TurnStarted():
-                icon, _ = SIDE_STYLE.get(ev.side, ("", ""))
-                title = f"{icon} Role {ev.side} ({one_line(ev.role, 60)})"
-                self.running[ev.side] = _Running(title, time.monotonic())
+                turn = self._slot(ev.side)
+                if turn is None:
+                    turn = _Turn(ev.side, self._title(ev.side, ev.role))
+                    self.slots.append(turn)
+                turn.title, turn.started, turn.text = self._title(ev.side, ev.role), logged.ts, ""
                 self._refresh()
             case TextAdded():
-                turn = self.running.get(ev.side)
-                if turn is not None:
+                turn = self._slot(ev.side)
+                if turn is not None and turn.finished is None:
                     turn.text += clean(ev.text)
                     self._refresh()
             case Heartbeat():
-                turn = self.running.get(ev.side)
+                turn = self._slot(ev.side)
                 if turn is not None:
                     turn.elapsed = ev.elapsed_s
                     self._refresh()
             case TurnRetry():
                 self._turn_retry(ev)
             case TurnFinished():
-                self._turn_finished(ev)
+                turn = self._slot(ev.side)
+                if turn is None:
+                    self._turn_finished(ev)
+                else:
+                    turn.finished = ev
+                    self._flush()
             case RunWarning():
                 self.warn(ev.text)
             case LedgerUpdated():
-                self._print(ledger_table(ev.ledger, title=f"Issue ledger after round {ev.round}"))
+                self._flush(everything=True)
+                self._print(ledger_changes(self.ledger, ev.ledger, self.stances, ev.round))
+                self.ledger = ev.ledger
+                self.titles = {i.id: i.title for i in ev.ledger.issues}
             case AngleInjected():
                 self._angle(ev)
             case Stopped():
+                self._flush(everything=True)
+                self._full_ledger()
                 detail = one_line(ev.detail, 300)
                 self._print(Text(f"■ stopped: {ev.reason} — {detail}", style="bold"))
             case JudgeStarted():
+                self._flush(everything=True)
+                self._full_ledger()
                 self._print(Rule("Judge", characters="─"))
-                self.running["judge"] = _Running("⚖ The Judge", time.monotonic())
+                judge = _Turn("judge", "⚖ The Judge", started=logged.ts, labels=ev.labels)
+                self.slots = [judge]
                 self._refresh()
             case JudgeFinished():
                 self._judge_finished(ev)
             case RunFinished():
-                self.running.clear()
+                self._flush(everything=True)
                 self._stop_live()
                 self.exit_code = ev.exit_code
             case FavoursFlipped():
@@ -145,14 +289,21 @@ class DebateView:
                 )
 
     def warn(self, text: str) -> None:
-        self._print(Text(f"⚠ {clean(text)}", style="yellow"))
+        with self._lock:
+            self._print(Text(f"⚠ {clean(text)}", style="yellow"))
 
     def close(self) -> None:
-        self._stop_live()
+        """The end of the view (a finished run, or Ctrl-C): the preview is wiped and
+        nothing is drawn after, whatever a turn's thread still reports."""
+        with self._lock:
+            self.closed = True
+            self.slots = []
+            self._stop_live()
 
     # -- the run ---------------------------------------------------------------------------
     def _run_started(self, ev: RunStarted) -> None:
-        self.roles = {s: one_line(ev.roles[s], 80) for s in ("A", "B")}
+        self.seats = tuple(sorted(ev.roles))
+        self.roles = {s: one_line(ev.roles[s], 80) for s in self.seats}
         head = Text()
         if ev.continued:
             more = f"{ev.continued} more round{'s' if ev.continued > 1 else ''}"
@@ -160,8 +311,8 @@ class DebateView:
         else:
             head.append("Resuming debate\n" if ev.resumed else "Debate\n", style="bold")
         head.append(clean(ev.topic) + "\n\n", style="bold cyan")
-        for side in ("A", "B"):
-            icon, colour = SIDE_STYLE[side]
+        for side in self.seats:
+            icon, colour = SIDE_STYLE.get(side, ("", ""))
             head.append(f"{icon} Role {side} ", style=colour)
             head.append(self.roles[side] + "\n")
         head.append(
@@ -174,17 +325,37 @@ class DebateView:
         if ev.attach:
             self._print(Text(f"watch the turns: {ev.attach}", style="dim"))
 
+    def _title(self, seat: str, role: str | None = None) -> str:
+        icon, _ = SIDE_STYLE.get(seat, ("", ""))
+        return f"{icon} Role {seat} ({one_line(role or self.roles.get(seat, ''), 60)})"
+
+    def _slot(self, seat: str) -> _Turn | None:
+        return next((t for t in self.slots if t.seat == seat), None)
+
     def _turn_retry(self, ev: TurnRetry) -> None:
         msg = Text(f"↻ Role {ev.side}: {ev.reason}, retrying once", style="yellow")
         if ev.detail:
             msg.append("\n" + clean(ev.detail), style="dim")
-        turn = self.running.get(ev.side)
+        turn = self._slot(ev.side)
         if turn is not None:
             turn.text = ""
         self._print(msg)
 
+    def _flush(self, everything: bool = False) -> None:
+        """Print the finished turns in seat order: each once every seat before it is
+        printed (``everything``: the round is over, print what finished, drop the rest)."""
+        while self.slots and self.slots[0].finished is not None:
+            done = self.slots.pop(0).finished
+            assert done is not None
+            self._turn_finished(done)
+        if everything:
+            for turn in self.slots:
+                if turn.finished is not None:
+                    self._turn_finished(turn.finished)
+            self.slots = [t for t in self.slots if t.seat == "judge" and t.finished is None]
+        self._refresh()
+
     def _turn_finished(self, ev: TurnFinished) -> None:
-        self.running.pop(ev.side, None)
         icon, colour = SIDE_STYLE.get(ev.side, ("", ""))
         head = Text(f"{icon} Role {ev.side} ({one_line(ev.role, 60)})", style=f"bold {colour}")
         head.append(
@@ -195,15 +366,28 @@ class DebateView:
         parts: list[RenderableType] = [head, terminal_markdown(ev.prose)]
         moves = Text()
         for title in ev.new_points:
+            # Ids are given in creation order: the next free one, unless the round's
+            # ledger has already said otherwise.
+            self.titles.setdefault(f"I{len(self.titles) + 1}", title)
             moves.append(f"  + {one_line(title, 120)}\n", style="green")
         for stance in ev.stances:
-            moves.append(f"  {stance.stance} {stance.id}\n", style="cyan")
+            self.stances.append(SeatStance(ev.side, stance.id, stance.stance))
+            known = self.titles.get(stance.id)
+            named = f' "{one_line(known, 80)}"' if known else ""
+            moves.append(f"  {stance.stance} {stance.id}{named}\n", style="cyan")
         if ev.abstain:
             moves.append(f"  abstains: {one_line(ev.abstain, 300)}\n", style="yellow")
         if moves.plain:
             parts.append(moves)
         self._print(Group(*parts))
         self._print(Text(""))
+
+    def _full_ledger(self) -> None:
+        """The whole ledger with its evidence, once, where the debate ends."""
+        if self.full_ledger_shown or not self.ledger.issues:
+            return
+        self.full_ledger_shown = True
+        self._print(ledger_table(self.ledger, title="Issue ledger", seats=self.seats))
 
     def _angle(self, ev: AngleInjected) -> None:
         ids = ", ".join(ev.issue_ids)
@@ -215,7 +399,7 @@ class DebateView:
         )
 
     def _judge_finished(self, ev: JudgeFinished) -> None:
-        self.running.pop("judge", None)
+        self.slots = []
         self._stop_live()
         if ev.fallback:
             self.err.print(Text("(summary written from the ledger)", style="yellow"))
@@ -233,35 +417,30 @@ class DebateView:
             self.live.console.print(renderable)  # above the live preview
         else:
             self.err.print(renderable)
-        if not self.running:
-            self._stop_live()
+
+    def preview(self) -> Preview:
+        """What the live region shows now (a snapshot of the running turns)."""
+        return Preview([self._snapshot(t) for t in self.slots], self.clock)
+
+    def _snapshot(self, turn: _Turn) -> _Slot:
+        seen = shown(turn.text, turn.labels)
+        body = seen.text.rstrip()
+        if seen.recording and not body.endswith(RECORDING):
+            body += "\n" + RECORDING
+        done = None if turn.finished is None else turn.finished.duration_s
+        return _Slot(turn.seat, turn.title, turn.started, turn.elapsed, body.strip(), done)
 
     def _refresh(self) -> None:
-        if not self.err.is_terminal or not self.running:
+        if not self.err.is_terminal or not self.slots:
             self._stop_live()
             return
         if self.live is None:
-            self.live = Live(console=self.err, refresh_per_second=8, transient=True)
+            self.live = Live(
+                console=self.err, refresh_per_second=8, transient=True,
+                vertical_overflow="crop", redirect_stdout=False, redirect_stderr=False,
+            )  # fmt: skip
             self.live.start()
-        self.live.update(self._preview())
-
-    def _preview(self) -> RenderableType:
-        now = time.monotonic()
-        panels = []
-        for side, turn in self.running.items():
-            lines = turn.text.rstrip().splitlines()[-PREVIEW_LINES:]
-            body = Text("\n".join(lines) if lines else "⋯ waiting for the first words", "dim")
-            elapsed = max(turn.elapsed, now - turn.started)
-            _, colour = SIDE_STYLE.get(side, ("", "white"))
-            panels.append(
-                Panel(
-                    body,
-                    title=f"{turn.title} · {elapsed:.0f}s",
-                    title_align="left",
-                    border_style=colour,
-                )
-            )
-        return Columns(panels, expand=True) if len(panels) > 1 else panels[0]
+        self.live.update(self.preview())
 
     def _stop_live(self) -> None:
         if self.live is not None:

@@ -14,15 +14,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from rich.cells import cell_len
-from rich.console import Console, ConsoleOptions, RenderResult
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.table import Table
 from rich.text import Text
 
 from collab.doctor import Check
 from collab.evidence import EvidenceCheck, marks
-from collab.ledger import Ledger
+from collab.ledger import Issue, Ledger
 from collab.presets import Preset
 from collab.report import fmt_cost
+from collab.seats import SIDES, Side
 from collab.text import one_line
 
 TableCell = str | Text
@@ -235,26 +236,141 @@ def batch_table(rows: Sequence[Mapping[str, object]], title: str) -> FittedTable
 # -- the issue ledger, collab doctor -------------------------------------------------------
 
 
-def ledger_table(ledger: Ledger, title: str = "Issue ledger") -> Table:
+def ledger_table(
+    ledger: Ledger, title: str = "Issue ledger", seats: Sequence[Side] = SIDES
+) -> Table:
+    """The whole ledger with each seat's evidence (cut at a word), for any number of
+    seats: the evidence goes under the issue's title, one line a seat that gave some."""
     table = Table(title=title, title_justify="left", show_lines=False, expand=False)
-    for col in ("id", "status"):
+    for col in ("id", "status", "severity"):
         table.add_column(col, no_wrap=True)
-    table.add_column("issue", overflow="fold")
+    table.add_column("issue")
     table.add_column("by", no_wrap=True)
-    for col in ("A's evidence", "B's evidence"):
-        table.add_column(col, overflow="fold")
     if not ledger.issues:
-        table.add_row("—", "", "no issues yet", "", "", "")
+        table.add_row("—", "", "", "no issues yet", "")
     for i in ledger.issues:
+        cell = Text(one_line(i.title), style="bold")
+        for seat in seats:
+            evidence = i.evidence(seat)
+            if evidence:
+                checked = _checked(evidence, i.checks(seat))
+                cell.append(f"\n{seat}: {clip_words(checked, EVIDENCE_CHARS)}", style="dim")
         table.add_row(
             i.id,
             Text(i.status, style=ISSUE_STYLE[i.status]),
-            Text(one_line(i.title if i.severity == "major" else f"[{i.severity}] {i.title}")),
+            Text(i.severity, style=SEVERITY_STYLE.get(i.severity, "")),
+            cell,
             i.raised_by,
-            Text(one_line(_checked(i.evidence_a, i.checks_a), 90)),
-            Text(one_line(_checked(i.evidence_b, i.checks_b), 90)),
         )
     return table
+
+
+EVIDENCE_CHARS = 160
+CHANGE_WIDTH = 36  # "contested by B, C, D, E; agreed by A" wraps after this
+SEVERITY_STYLE = {"blocking": "bold red", "major": "", "minor": "dim"}
+
+
+def clip_words(text: str, limit: int) -> str:
+    """One line of at most ``limit`` characters, cut after a whole word (never inside
+    one) and ended with an ellipsis when cut."""
+    flat = one_line(text)
+    if len(flat) <= limit:
+        return flat
+    head = flat[: limit - 1]
+    cut = head.rfind(" ")
+    if cut > limit // 2:
+        head = head[:cut]
+    return head.rstrip(" ,;:.-") + "…"
+
+
+@dataclass(frozen=True)
+class SeatStance:
+    """One stance a seat took in a round: the seat, the issue id, agree/contest/drop."""
+
+    seat: str
+    issue: str
+    stance: str
+
+
+def ledger_changes(
+    before: Ledger, after: Ledger, stances: Sequence[SeatStance], round_no: int
+) -> RenderableType:
+    """A round's compact ledger: only the issues that changed (new, or a stance taken on
+    them, or a new status), one line each, fitted to 80 columns for up to five seats."""
+    old = {i.id: i for i in before.issues}
+    rows: list[tuple[Issue, str]] = []
+    for issue in after.issues:
+        change = _change(old.get(issue.id), issue, [s for s in stances if s.issue == issue.id])
+        if change:
+            rows.append((issue, change))
+    n = {status: sum(i.status == status for i in after.issues) for status in ISSUE_STYLE}
+    head = Text(f"Round {round_no}: ", style="bold")
+    what = "what changed" if rows else "no change in the ledger"
+    head.append(f"{what} · {n['open']} open · {n['resolved']} resolved · {n['dropped']} dropped")
+    if not rows:
+        return head
+    unchanged = len(after.issues) - len(rows)
+    parts: list[RenderableType] = [head, _Changes(rows)]
+    if unchanged:
+        parts.append(Text(f"{unchanged} other issue(s) unchanged", style="dim"))
+    return Group(*parts)
+
+
+class _Changes:
+    """The changed issues, one line each: id, status, severity and the change whole, the
+    title cut to what the width leaves (the change wraps past ``CHANGE_WIDTH``)."""
+
+    def __init__(self, rows: Sequence[tuple[Issue, str]]) -> None:
+        self.rows = rows
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        fixed = sum(
+            max(cell_len(cell) for cell in column)
+            for column in (
+                [i.id for i, _ in self.rows],
+                [i.status for i, _ in self.rows],
+                [i.severity for i, _ in self.rows],
+            )
+        )
+        change = min(CHANGE_WIDTH, max(cell_len(c) for _, c in self.rows))
+        title = max(12, options.max_width - fixed - change - 8)
+        table = Table(box=None, show_header=False, pad_edge=False, padding=(0, 1))
+        for key in ("id", "status", "severity"):
+            table.add_column(key, no_wrap=True)
+        table.add_column("title", no_wrap=True, overflow="ellipsis", max_width=title)
+        table.add_column("change", width=change)
+        for issue, what in self.rows:
+            table.add_row(
+                issue.id,
+                Text(issue.status, style=ISSUE_STYLE[issue.status]),
+                Text(issue.severity, style=SEVERITY_STYLE.get(issue.severity, "")),
+                one_line(issue.title),
+                Text(what, style="cyan"),
+            )
+        yield table
+
+
+def _change(old: Issue | None, new: Issue, stances: Sequence[SeatStance]) -> str:
+    by: dict[str, list[str]] = {}
+    for s in stances:
+        by.setdefault(s.stance, []).append(s.seat)
+    moved = old is not None and old.status != new.status
+    parts: list[str] = []
+    if old is None:
+        parts.append(f"new, raised by {new.raised_by}")
+    for kind, seats in by.items():
+        who = ", ".join(dict.fromkeys(seats))
+        if kind == "agree":
+            parts.append(f"resolved by {who}" if moved and new.status == "resolved"
+                         else f"agreed by {who}")  # fmt: skip
+        elif kind == "contest":
+            parts.append(f"reopened by {who}" if moved and new.status == "open"
+                         else f"contested by {who}")  # fmt: skip
+        elif kind == "drop":
+            parts.append(f"dropped by {who}" if new.status == "dropped" else f"{who} stepped away")
+    if moved and not stances:
+        parts.append(f"now {new.status}")
+    return "; ".join(parts)
 
 
 def _checked(evidence: str, checks: tuple[EvidenceCheck, ...]) -> str:

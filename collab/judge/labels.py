@@ -50,9 +50,13 @@ class Labels:
         }
         return _replace_words(text, {k: v for k, v in names.items() if k.strip()})
 
+    def names(self) -> dict[str, str]:
+        """Each label → its role's name (what :meth:`reveal` replaces)."""
+        return {self.label("A"): self.name_a, self.label("B"): self.name_b}
+
     def reveal(self, text: str) -> str:
         """The labels in the Judge's text → the role names."""
-        return _replace_words(text, {self.label("A"): self.name_a, self.label("B"): self.name_b})
+        return _replace_words(text, self.names())
 
 
 def _replace_words(text: str, mapping: dict[str, str]) -> str:
