@@ -6,6 +6,7 @@ import re
 from typing import Literal
 
 from collab.errors import UsageError
+from collab.suggest import did_you_mean
 
 Lang = Literal["en", "ja"]
 
@@ -37,4 +38,5 @@ def resolve_lang(choice: str, topic: str) -> Lang:
         return "en"
     if choice == "ja":
         return "ja"
-    raise UsageError(f"unknown language '{choice}'; choose one of: auto, en, ja")
+    hint = did_you_mean(choice, ("auto", "en", "ja"), "choose one of: auto, en, ja")
+    raise UsageError(f"unknown language '{choice}'; {hint}")

@@ -16,6 +16,7 @@ from collab.errors import UsageError
 from collab.lang import Lang
 from collab.paths import builtin_dir, user_dir
 from collab.seats import Side
+from collab.suggest import did_you_mean
 
 DEFAULT_PRESET = "advocate-vs-devils-advocate"
 
@@ -63,7 +64,8 @@ def get_preset(key: str) -> Preset:
         return presets[key]
     except KeyError:
         names = ", ".join(presets) or "(none installed)"
-        raise UsageError(f"unknown preset '{key}'; choose one of: {names}") from None
+        hint = did_you_mean(key, presets, f"choose one of: {names}")
+        raise UsageError(f"unknown preset '{key}'; {hint}") from None
 
 
 def roles_for(preset: Preset, lang: Lang) -> tuple[RoleText, RoleText]:

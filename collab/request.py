@@ -35,6 +35,7 @@ from collab.options import (
 )
 from collab.prices import load_prices, price_for
 from collab.secret_scan import ensure_no_secrets
+from collab.suggest import did_you_mean
 
 R = TypeVar("R", bound=DebateRequest)
 
@@ -188,7 +189,8 @@ def build_config(
     for name in seats:
         if name not in known_agents and name != "command":
             valid = ", ".join(sorted([*known_agents, "command"]))
-            raise UsageError(f"unknown agent '{name}'; choose one of: {valid}")
+            hint = did_you_mean(name, [*known_agents, "command"], f"choose one of: {valid}")
+            raise UsageError(f"unknown agent '{name}'; {hint}")
     command = None
     if "command" in seats:
         if not req.agent_command:
@@ -334,8 +336,9 @@ def request_from(
         opt = options.get(key)
         if opt is None or surface not in opt.surfaces:
             noun = _NOUN[surface]
-            valid = ", ".join(sorted(o.spelled(surface) for o in offered(surface, options)))
-            raise UsageError(f"unknown {noun} {key!r}; valid {noun}s: {valid}")
+            names = sorted(o.spelled(surface) for o in offered(surface, options))
+            hint = did_you_mean(key, names, f"valid {noun}s: {', '.join(names)}")
+            raise UsageError(f"unknown {noun} {key!r}; {hint}")
         given[key] = _value(opt, value, surface, folder)
     changes: dict[str, object] = {}
     for key in sorted(given, key=lambda k: len(options[k].sets) == 1):  # shorthands first
@@ -384,7 +387,10 @@ def check_value(opt: Option, value: object, name: str) -> None:
     """The option's choices or range, checked where the value came in (``name``: as that
     surface spells the option)."""
     if opt.choices and value is not None and value not in opt.choices:
-        raise UsageError(f"{name} must be {either(opt.choices)}, got {value!r}")
+        hint = did_you_mean(str(value), map(str, opt.choices), "")
+        raise UsageError(
+            f"{name} must be {either(opt.choices)}, got {value!r}" + (hint and f"; {hint}")
+        )
     if isinstance(value, tuple):
         _check_items(opt, value, name)
         return

@@ -15,11 +15,14 @@ from pathlib import Path
 
 from collab.errors import UsageError
 from collab.store import runs_dir, scan_runs, storing
+from collab.suggest import closest
 
 LAST = "@last"
 LAST_BATCH = "@last-batch"
 MIN_SUFFIX = 4
 SHOWN = 8  # matches listed in an ambiguity error
+# Ids share their date: only a near miss (a swapped or mistyped character) is offered.
+ID_CUTOFF = 0.8
 
 FORMS = (
     "a run id, a unique prefix, a unique suffix of at least 4 characters, or @last (collab list)"
@@ -56,11 +59,25 @@ def pick(ref: str, ids: Sequence[str], what: str = "run") -> str:
         short = (
             f" (a suffix needs at least {MIN_SUFFIX} characters)" if len(ref) < MIN_SUFFIX else ""
         )
-        raise UsageError(f"no {what} with id {ref}{short}: see collab list")
+        near = _near(ref, ids)
+        hint = f"did you mean {near}?" if near else "see collab list"
+        raise UsageError(f"no {what} with id {ref}{short}; {hint}")
     if len(found) > 1:
         listed = ", ".join(found[:SHOWN]) + (" …" if len(found) > SHOWN else "")
         raise UsageError(f"{what} id {ref} is ambiguous ({len(found)} match: {listed})")
     return found[0]
+
+
+def _near(ref: str, ids: Sequence[str]) -> str | None:
+    """The form of an id closest to ``ref`` as it was typed (a whole id, or its start or
+    end of the same length) that names one run, quoted; None when nothing is close."""
+    forms: dict[str, str] = {}
+    for i in ids:
+        for form in (i, i[: len(ref)], i[-len(ref) :]):
+            forms.setdefault(form, i)
+    for form in closest(ref, forms, n=1, cutoff=ID_CUTOFF):
+        return repr(form if match(form, ids) == [forms[form]] else forms[form])
+    return None
 
 
 def run_ids(root: Path | None = None, by_start: bool = False) -> list[str]:

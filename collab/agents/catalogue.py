@@ -21,6 +21,7 @@ from collab.agents.decoding import AgentReply, Decoder, TextDecoder
 from collab.agents.spec import AgentSpec, Family, Placeholder
 from collab.errors import PrerequisiteError, UsageError
 from collab.paths import config_table
+from collab.suggest import did_you_mean
 from collab.text import well_formed
 
 # The built-in agents by name, in the order ``--judge-agent auto`` tries them.
@@ -104,7 +105,8 @@ def get_agent(name: str, agents: Mapping[str, AgentSpec]) -> AgentSpec:
         return agents[name]
     except KeyError:
         valid = ", ".join(sorted(agents))
-        raise UsageError(f"unknown agent '{name}'; choose one of: {valid}") from None
+        hint = did_you_mean(name, agents, f"choose one of: {valid}")
+        raise UsageError(f"unknown agent '{name}'; {hint}") from None
 
 
 def resolve_binary(spec: AgentSpec, path: str | None = None) -> str:

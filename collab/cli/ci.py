@@ -43,7 +43,12 @@ def policy_of(fail_on: str | None) -> Policy:
     for policy in POLICIES:
         if value == policy:
             return policy
-    raise UsageError(f"--fail-on must be one of {', '.join(POLICIES)}, got {value!r}")
+    from collab.suggest import did_you_mean
+
+    hint = did_you_mean(value, POLICIES, "")
+    raise UsageError(
+        f"--fail-on must be one of {', '.join(POLICIES)}, got {value!r}" + (hint and f"; {hint}")
+    )
 
 
 def gate_policy(gate: bool, fail_on: str | None, detach: bool) -> Policy | None:

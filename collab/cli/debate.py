@@ -234,7 +234,10 @@ def _events_mode(events: str | None, as_json: bool) -> bool:
     if events is None:
         return False
     if events != "ndjson":
-        raise UsageError(f"--events must be ndjson, got {events!r}")
+        from collab.suggest import did_you_mean
+
+        hint = did_you_mean(events, ("ndjson",), "")
+        raise UsageError(f"--events must be ndjson, got {events!r}" + (hint and f"; {hint}"))
     if as_json:
         raise UsageError("use either --json or --events ndjson, not both")
     return True

@@ -101,7 +101,10 @@ def schema(
         sys.stdout.write("\n".join(SCHEMAS) + "\n")
         return
     if name not in SCHEMAS:
-        raise UsageError(f"unknown schema {name!r}; choose one of: {', '.join(SCHEMAS)}")
+        from collab.suggest import did_you_mean
+
+        hint = did_you_mean(name, SCHEMAS, f"choose one of: {', '.join(SCHEMAS)}")
+        raise UsageError(f"unknown schema {name!r}; {hint}")
     echo_json(SCHEMAS[name])
 
 

@@ -54,14 +54,37 @@ def show(
     run_id: NewestRunId = None,
     *,
     fmt: Annotated[
-        str, typer.Option("--format", "-f", metavar="FORMAT", help="md, json or html.")
-    ] = "md",
+        str | None,
+        typer.Option(
+            "--format",
+            "-f",
+            metavar="FORMAT",
+            help="md, json or html [dim]\\[default: md; on a terminal, rendered][/dim]",
+        ),
+    ] = None,
     as_json: o.Json = False,
+    no_pager: Annotated[
+        bool,
+        typer.Option("--no-pager", help="On a terminal, print the rendering instead of paging it."),
+    ] = False,
 ) -> None:
-    """Show a run: transcript, ledger and judge summary."""
-    kind = "json" if as_json else fmt
+    """Show a run: transcript, ledger and judge summary (on a terminal rendered, and
+    through $PAGER when longer than the screen; piped, or with --format md, Markdown)."""
+    if fmt is not None:
+        _check_format(fmt)  # under --json too: a bad value is not ignored
+    kind = "json" if as_json else fmt or "md"
     # Stored model text reaches a terminal here: cleaned in every format (_render_run).
-    sys.stdout.write(_render_run(_resolve(run_id), kind))
+    text = _render_run(_resolve(run_id), kind)
+    if kind == "md" and fmt is None:
+        from rich.console import Console  # for people only: a pipe gets the Markdown
+
+        console = Console()
+        if console.is_terminal:
+            from collab.cli.page import show_markdown
+
+            show_markdown(text, page=not no_pager, console=console)
+            return
+    sys.stdout.write(text)
 
 
 def export(
@@ -144,14 +167,12 @@ def _adr(run_id: str, output: Path) -> tuple[Path, str]:
 
 
 def _render_run(run_id: str, fmt: str) -> str:
-    from collab.errors import UsageError
     from collab.report import render_html, render_markdown_report, result_document
     from collab.state import load_state
     from collab.store import RunDir
     from collab.text import clean, clean_tree
 
-    if fmt not in ("md", "json", "html"):
-        raise UsageError(f"--format must be md, json or html, got {fmt!r}")
+    _check_format(fmt)
     run_dir = RunDir(run_id)
     state = load_state(run_dir)
     if fmt == "json":
@@ -160,3 +181,12 @@ def _render_run(run_id: str, fmt: str) -> str:
     if fmt == "html":
         return render_html(state)
     return clean(render_markdown_report(state))
+
+
+def _check_format(fmt: str) -> None:
+    from collab.errors import UsageError
+    from collab.suggest import did_you_mean
+
+    if fmt not in ("md", "json", "html"):
+        hint = did_you_mean(fmt, ("md", "json", "html"), "")
+        raise UsageError(f"--format must be md, json or html, got {fmt!r}" + (hint and f"; {hint}"))

@@ -20,6 +20,7 @@ from collab.options import DebateRequest
 from collab.paths import config_table
 from collab.request import depth_and_rounds, request_from, unpriced
 from collab.settings import user_defaults
+from collab.suggest import did_you_mean
 
 DEFAULT_MAX_COST = 2.0  # USD per debate
 DEFAULT_MAX_CONCURRENT = 2
@@ -73,8 +74,8 @@ def load_limits(path: Path | None = None) -> McpLimits:
                 raise UsageError(f"{path}: [mcp] allow_paths must be a list of folders")
             limits = replace(limits, allow_paths=tuple(value))
         else:
-            valid = ", ".join(_KEYS)
-            raise UsageError(f"{path}: unknown key {key!r} in [mcp]; valid keys: {valid}")
+            hint = did_you_mean(key, _KEYS, f"valid keys: {', '.join(_KEYS)}")
+            raise UsageError(f"{path}: unknown key {key!r} in [mcp]; {hint}")
     return limits
 
 

@@ -43,6 +43,7 @@ from collab.report import list_document, presets_document, result_document
 from collab.run_ids import resolve_run_id
 from collab.state import RunState, load_state, stored_runs
 from collab.store import RunDir
+from collab.suggest import did_you_mean
 from collab.text import clean, clean_tree
 
 log = logging.getLogger("collab.mcp")
@@ -90,7 +91,8 @@ class CollabServer:
     ) -> types.CallToolResult:
         handler = self.handlers.get(params.name)
         if handler is None:
-            return _error(f"unknown tool {params.name!r}; tools: {', '.join(self.handlers)}")
+            hint = did_you_mean(params.name, self.handlers, f"tools: {', '.join(self.handlers)}")
+            return _error(f"unknown tool {params.name!r}; {hint}")
         try:
             doc = await handler(ctx, params.arguments or {})
         except CollabError as exc:
