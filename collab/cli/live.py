@@ -387,7 +387,8 @@ class DebateView:
         if self.full_ledger_shown or not self.ledger.issues:
             return
         self.full_ledger_shown = True
-        self._print(ledger_table(self.ledger, title="Issue ledger", seats=self.seats))
+        title = "Issue ledger, with the evidence"
+        self._print(ledger_table(self.ledger, title=title, seats=self.seats))
 
     def _angle(self, ev: AngleInjected) -> None:
         ids = ", ".join(ev.issue_ids)

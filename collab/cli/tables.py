@@ -304,8 +304,8 @@ def ledger_changes(
         if change:
             rows.append((issue, change))
     n = {status: sum(i.status == status for i in after.issues) for status in ISSUE_STYLE}
-    head = Text(f"Round {round_no}: ", style="bold")
-    what = "what changed" if rows else "no change in the ledger"
+    head = Text(f"Issue ledger after round {round_no}: ", style="bold")
+    what = f"{len(rows)} changed" if rows else "nothing changed"
     head.append(f"{what} · {n['open']} open · {n['resolved']} resolved · {n['dropped']} dropped")
     if not rows:
         return head

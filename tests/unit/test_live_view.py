@@ -307,6 +307,6 @@ def test_a_debate_prints_compact_rounds_stance_titles_and_the_full_ledger_once()
         screen.feed(JudgeStarted(LABELS))
         printed = screen.printed()
         assert 'contest I2 "Session lookups add p99' in printed
-        assert printed.count("Issue ledger") == 1
-        assert "Round 2: what changed" in printed
+        assert printed.count("with the evidence") == 1
+        assert "after round 2: 3 changed" in printed
         screen.view.close()
