@@ -219,9 +219,10 @@ class DebateView:
                 self._refresh()
             case TurnStarted():
                 turn = self._slot(ev.side)
-                if turn is None:
+                if turn is None:  # a round not announced as blind, or a log from before
                     turn = _Turn(ev.side, self._title(ev.side, ev.role))
                     self.slots.append(turn)
+                    self.slots.sort(key=lambda t: self._order(t.seat))
                 turn.title, turn.started, turn.text = self._title(ev.side, ev.role), logged.ts, ""
                 self._refresh()
             case TextAdded():
@@ -328,6 +329,10 @@ class DebateView:
     def _title(self, seat: str, role: str | None = None) -> str:
         icon, _ = SIDE_STYLE.get(seat, ("", ""))
         return f"{icon} Role {seat} ({one_line(role or self.roles.get(seat, ''), 60)})"
+
+    def _order(self, seat: str) -> int:
+        order: dict[str, int] = {s: n for n, s in enumerate(self.seats)}
+        return order.get(seat, len(order))
 
     def _slot(self, seat: str) -> _Turn | None:
         return next((t for t in self.slots if t.seat == seat), None)
@@ -437,9 +442,8 @@ class DebateView:
             return
         if self.live is None:
             self.live = Live(
-                console=self.err, refresh_per_second=8, transient=True,
-                vertical_overflow="crop", redirect_stdout=False, redirect_stderr=False,
-            )  # fmt: skip
+                console=self.err, refresh_per_second=8, transient=True, vertical_overflow="crop"
+            )
             self.live.start()
         self.live.update(self.preview())
 

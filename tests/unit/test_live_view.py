@@ -206,6 +206,16 @@ def test_seats_keep_one_place_in_seat_order_for_the_whole_blind_round(
     screen.view.close()
 
 
+def test_without_the_rounds_seats_they_still_show_in_seat_order() -> None:
+    screen = Screen(("A", "B", "C"), 160)
+    screen.feed(RoundStarted(1, 3))  # a log written before rounds named their seats
+    for seat in "CAB":
+        screen.feed(TurnStarted(1, seat, f"Role {seat} name"))  # type: ignore[arg-type]
+    layout = positions(screen.preview(160), "ABC")
+    assert layout == sorted(layout)
+    screen.view.close()
+
+
 def test_the_clock_runs_from_the_turns_start_before_any_word() -> None:
     screen = Screen()
     screen.feed(RoundStarted(2, 3))
