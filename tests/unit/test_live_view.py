@@ -320,3 +320,17 @@ def test_a_debate_prints_compact_rounds_stance_titles_and_the_full_ledger_once()
         assert printed.count("with the evidence") == 1
         assert "after round 2: 3 changed" in printed
         screen.view.close()
+
+
+def test_no_color_leaves_the_live_view_without_colour(monkeypatch: pytest.MonkeyPatch) -> None:
+    colour = re.compile(r"\x1b\[(?:[0-9;]*;)?(?:3[0-9]|38;[0-9;]+)m")
+    for no_color, coloured in (("", True), ("1", False)):
+        monkeypatch.setenv("NO_COLOR", no_color)
+        monkeypatch.setenv("TTY_COMPATIBLE", "1")
+        err = io.StringIO()
+        view = DebateView(Console(file=err, width=80), Console(file=io.StringIO(), width=80))
+        view.handle(Logged(1, 1.0, RoundStarted(1, 3)))
+        view.handle(Logged(2, 1.0, finished("B", "Some **bold** words.")))
+        view.close()
+        assert "Some" in err.getvalue()
+        assert bool(colour.search(err.getvalue())) == coloured
