@@ -31,7 +31,7 @@ from rich.rule import Rule
 from rich.segment import Segment
 from rich.text import Text
 
-from collab.cli.tables import SeatStance, ledger_changes, ledger_table
+from collab.cli.tables import SeatStance, clip_words, ledger_changes, ledger_table
 from collab.events import (
     AngleInjected,
     FavoursFlipped,
@@ -72,6 +72,7 @@ SIDE_STYLE = {
 }
 PREVIEW_LINES = 6
 MIN_COLUMN = 40  # a seat's preview beside another's needs this many columns, else stacked
+TAIL_CHARS = 2000  # of a turn's text, at most this much is wrapped for its panel
 
 
 def terminal_markdown(text: str) -> Markdown:
@@ -157,12 +158,16 @@ class Preview:
         else:
             clock = f"{max(slot.elapsed, now - slot.started):.0f}s"
             body = Text(slot.body or "⋯ waiting for the first words", style="dim")
-        wrapped = body.wrap(console, max(width - 4, 1), overflow="fold")[-lines:]
-        rows = [*wrapped, *(Text("") for _ in range(lines - len(wrapped)))]
+        inner = max(width - 4, 1)
+        if len(body) > (lines + 2) * inner:  # wrap only the end that can show
+            body = body[-(lines + 2) * inner :]
+        wrapped = body.wrap(console, inner, overflow="fold")[-lines:]
+        rows = Text("\n", style="dim", no_wrap=True, overflow="crop").join(wrapped)
+        rows.append("\n" * (lines - len(wrapped)))
         title = Text(f"{slot.title} · {clock}")
         title.truncate(max(width - 6, 1), overflow="ellipsis")
         return Panel(
-            Group(*rows),
+            rows,
             title=title,
             title_align="left",
             border_style=colour,
@@ -374,11 +379,11 @@ class DebateView:
             # Ids are given in creation order: the next free one, unless the round's
             # ledger has already said otherwise.
             self.titles.setdefault(f"I{len(self.titles) + 1}", title)
-            moves.append(f"  + {one_line(title, 120)}\n", style="green")
+            moves.append(f"  + {clip_words(title, 120)}\n", style="green")
         for stance in ev.stances:
             self.stances.append(SeatStance(ev.side, stance.id, stance.stance))
             known = self.titles.get(stance.id)
-            named = f' "{one_line(known, 80)}"' if known else ""
+            named = f' "{clip_words(known, 80)}"' if known else ""
             moves.append(f"  {stance.stance} {stance.id}{named}\n", style="cyan")
         if ev.abstain:
             moves.append(f"  abstains: {one_line(ev.abstain, 300)}\n", style="yellow")
@@ -430,7 +435,9 @@ class DebateView:
 
     def _snapshot(self, turn: _Turn) -> _Slot:
         seen = shown(turn.text, turn.labels)
-        body = seen.text.rstrip()
+        # Only the end is drawn: its last lines, and of a long paragraph its last words
+        # (the panel is wrapped again at each refresh, four times a second).
+        body = "\n".join(seen.text.rstrip().splitlines()[-PREVIEW_LINES:])[-TAIL_CHARS:]
         if seen.recording and not body.endswith(RECORDING):
             body += "\n" + RECORDING
         done = None if turn.finished is None else turn.finished.duration_s
@@ -442,7 +449,7 @@ class DebateView:
             return
         if self.live is None:
             self.live = Live(
-                console=self.err, refresh_per_second=8, transient=True, vertical_overflow="crop"
+                console=self.err, refresh_per_second=4, transient=True, vertical_overflow="crop"
             )
             self.live.start()
         self.live.update(self.preview())
