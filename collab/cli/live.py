@@ -196,7 +196,8 @@ class DebateView:
         self.exit_code: int | None = None
         self.ledger = Ledger()
         self.stances: list[SeatStance] = []
-        self.titles: dict[str, str] = {}
+        self.titles: dict[str, str] = {}  # issue id → title, for the stance lines
+        self.ids_known = True  # the ledger so far was seen: new points' ids can be told
         self.full_ledger_shown = False
         self.closed = False
         self._lock = threading.RLock()  # a blind round's turns report from two threads
@@ -256,6 +257,7 @@ class DebateView:
                 self._print(ledger_changes(self.ledger, ev.ledger, self.stances, ev.round))
                 self.ledger = ev.ledger
                 self.titles = {i.id: i.title for i in ev.ledger.issues}
+                self.ids_known = True
             case AngleInjected():
                 self._angle(ev)
             case Stopped():
@@ -308,6 +310,9 @@ class DebateView:
 
     # -- the run ---------------------------------------------------------------------------
     def _run_started(self, ev: RunStarted) -> None:
+        # A resumed run's ledger so far is not in this view: until its next round ends,
+        # a stance shows its issue's id alone rather than a title guessed wrong.
+        self.ids_known = not ev.resumed or (self.ids_known and bool(self.titles))
         self.seats = tuple(sorted(ev.roles))
         self.roles = {s: one_line(ev.roles[s], 80) for s in self.seats}
         head = Text()
@@ -378,7 +383,8 @@ class DebateView:
         for title in ev.new_points:
             # Ids are given in creation order: the next free one, unless the round's
             # ledger has already said otherwise.
-            self.titles.setdefault(f"I{len(self.titles) + 1}", title)
+            if self.ids_known:
+                self.titles.setdefault(f"I{len(self.titles) + 1}", title)
             moves.append(f"  + {clip_words(title, 120)}\n", style="green")
         for stance in ev.stances:
             self.stances.append(SeatStance(ev.side, stance.id, stance.stance))

@@ -334,3 +334,26 @@ def test_no_color_leaves_the_live_view_without_colour(monkeypatch: pytest.Monkey
         view.close()
         assert "Some" in err.getvalue()
         assert bool(colour.search(err.getvalue())) == coloured
+
+
+def test_a_resumed_run_names_no_issue_it_cannot_know() -> None:
+    from collab.events import Stance
+
+    screen = Screen(terminal=False)
+    screen.view.titles.clear()
+    screen.feed(RunStarted("r1", "topic", "preset", 3, "tmux", None, True, {"A": "a", "B": "b"}))  # type: ignore[arg-type]
+    screen.feed(RoundStarted(3, 3))
+    a = TurnFinished(
+        round=3, side="A", role="a", status="ok", duration_s=1.0, cost_usd=None,
+        cost_estimated=False, tokens=None, new_points=("Fresh point",), stances=(),
+        abstain=None, prose="x", warnings=(),
+    )  # fmt: skip
+    screen.feed(a)
+    b = TurnFinished(
+        round=3, side="B", role="b", status="ok", duration_s=1.0, cost_usd=None,
+        cost_estimated=False, tokens=None, new_points=(), stances=(Stance("I1", "contest"),),
+        abstain=None, prose="y", warnings=(),
+    )  # fmt: skip
+    screen.feed(b)
+    printed = screen.printed()
+    assert "contest I1" in printed and 'Fresh point"' not in printed
