@@ -93,6 +93,7 @@ class _Turn:
     labels: Mapping[str, str] = field(default_factory=dict)
     elapsed: float = 0.0  # the driver's own count (heartbeats)
     finished: TurnFinished | None = None
+    printed: bool = False  # its final rendering is above the preview
 
 
 @dataclass(frozen=True)
@@ -106,6 +107,7 @@ class _Slot:
     elapsed: float
     body: str
     done_s: float | None
+    printed: bool
 
 
 class Preview:
@@ -151,7 +153,8 @@ class Preview:
         _, colour = SIDE_STYLE.get(slot.seat, ("", "white"))
         if slot.done_s is not None:
             clock = f"done in {slot.done_s:.0f}s"
-            body = Text("✓ finished; shown in seat order below", style="dim")
+            said = "above" if slot.printed else "in seat order, when the seats before it are"
+            body = Text(f"✓ finished: printed {said}", style="dim")
         elif slot.started is None:
             clock = "starting"
             body = Text("⋯ starting", style="dim")
@@ -230,6 +233,7 @@ class DebateView:
                     self.slots.append(turn)
                     self.slots.sort(key=lambda t: self._order(t.seat))
                 turn.title, turn.started, turn.text = self._title(ev.side, ev.role), logged.ts, ""
+                turn.finished, turn.printed = None, False
                 self._refresh()
             case TextAdded():
                 turn = self._slot(ev.side)
@@ -359,15 +363,17 @@ class DebateView:
     def _flush(self, everything: bool = False) -> None:
         """Print the finished turns in seat order: each once every seat before it is
         printed (``everything``: the round is over, print what finished, drop the rest)."""
-        while self.slots and self.slots[0].finished is not None:
-            done = self.slots.pop(0).finished
-            assert done is not None
-            self._turn_finished(done)
+        for turn in self.slots:
+            if turn.finished is None and not everything:
+                break
+            if turn.finished is not None and not turn.printed:
+                self._turn_finished(turn.finished)
+                turn.printed = True
+        # A printed seat keeps its place (the layout holds) until every seat is printed.
         if everything:
-            for turn in self.slots:
-                if turn.finished is not None:
-                    self._turn_finished(turn.finished)
             self.slots = [t for t in self.slots if t.seat == "judge" and t.finished is None]
+        elif all(t.printed for t in self.slots):
+            self.slots = []
         self._refresh()
 
     def _turn_finished(self, ev: TurnFinished) -> None:
@@ -447,7 +453,9 @@ class DebateView:
         if seen.recording and not body.endswith(RECORDING):
             body += "\n" + RECORDING
         done = None if turn.finished is None else turn.finished.duration_s
-        return _Slot(turn.seat, turn.title, turn.started, turn.elapsed, body.strip(), done)
+        return _Slot(
+            turn.seat, turn.title, turn.started, turn.elapsed, body.strip(), done, turn.printed
+        )
 
     def _refresh(self) -> None:
         if not self.err.is_terminal or not self.slots:

@@ -206,6 +206,26 @@ def test_seats_keep_one_place_in_seat_order_for_the_whole_blind_round(
     screen.view.close()
 
 
+@pytest.mark.parametrize("width", [80, 200])
+def test_a_seat_printed_early_keeps_its_place_until_the_round_is_done(width: int) -> None:
+    seats = "ABCDE"
+    screen = Screen(tuple(seats), width)
+    screen.feed(RoundStarted(1, 3, tuple(seats)))  # type: ignore[arg-type]
+    for seat in seats:
+        screen.feed(TurnStarted(1, seat, f"Role {seat} name"))  # type: ignore[arg-type]
+    frames = [screen.preview(width)]
+    for seat in "ACEDB":  # A first: printed at once; C, E, D wait for B
+        screen.feed(finished(seat))
+        if seat != "B":
+            frames.append(screen.preview(width))
+    assert len({tuple(positions(f, seats)) for f in frames}) == 1
+    printed = screen.printed()
+    order = [printed.rfind(f"Role {s} (Role {s} name)  2.0s") for s in seats]
+    assert -1 not in order and order == sorted(order), order
+    assert screen.view.slots == []  # the round done: the preview is gone
+    screen.view.close()
+
+
 def test_without_the_rounds_seats_they_still_show_in_seat_order() -> None:
     screen = Screen(("A", "B", "C"), 160)
     screen.feed(RoundStarted(1, 3))  # a log written before rounds named their seats
