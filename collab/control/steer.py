@@ -25,6 +25,7 @@ from collab.runners import runner_factory
 from collab.secret_scan import ensure_no_secrets
 from collab.state import FOLLOWUP_SEATS, Continued, FollowUp, FollowUpSeat, RunState, load_state
 from collab.store import RunDir
+from collab.suggest import did_you_mean
 
 MAX_ROUNDS_TOTAL = 14
 MAX_ROUNDS_PER_CONTINUE = 7
@@ -40,7 +41,8 @@ def seats_of(seat: str | None) -> tuple[FollowUpSeat, ...]:
     for known in FOLLOWUP_SEATS:
         if name == known:
             return (known,)
-    raise UsageError(f"--seat must be A, B or judge, got {seat!r}")
+    hint = did_you_mean(name, FOLLOWUP_SEATS, "")
+    raise UsageError(f"--seat must be A, B or judge, got {seat!r}" + (hint and f"; {hint}"))
 
 
 def question_text(question: str) -> str:

@@ -41,6 +41,7 @@ TYPOS = [
     Typo("run-id", ["show", "RUN~"], "RUN"),
     Typo("run-suffix", ["status", "SUFFIX~"], "SUFFIX"),
     Typo("fail-on", ["gate", "RUN", "--fail-on", "blockng"], "blocking"),
+    Typo("seat", ["ask", "RUN", "why?", "--seat", "jugde"], "judge"),
 ]
 
 
