@@ -81,7 +81,6 @@ class RoundStarted:
     kind: ClassVar[str] = "round_started"
     round: int
     total: int
-    at_once: tuple[Side, ...] = ()  # the seats that answer together (a blind round)
 
 
 @dataclass(frozen=True)
@@ -199,10 +198,8 @@ class Stopped:
 
 @dataclass(frozen=True)
 class JudgeStarted:
-    """``labels``: what the Judge calls each seat ("Position 1") → the role's name."""
-
     kind: ClassVar[str] = "judge_started"
-    labels: Mapping[str, str] = field(default_factory=dict)
+    labels: Mapping[str, str] = field(default_factory=dict)  # "Position 1" → the role's name
 
 
 @dataclass(frozen=True)
@@ -317,8 +314,7 @@ def _fields(ev: Event) -> dict[str, object]:
         case Planned():
             return {"plan": dict(ev.plan), "lines": list(ev.lines)}
         case RoundStarted():
-            at_once = {"at_once": list(ev.at_once)} if ev.at_once else {}
-            return {"round": ev.round, "total": ev.total, **at_once}
+            return {"round": ev.round, "total": ev.total}
         case TurnStarted():
             return {"round": ev.round, "side": ev.side, "role": ev.role}
         case Text():
@@ -355,7 +351,7 @@ def _fields(ev: Event) -> dict[str, object]:
         case Stopped():
             return {"reason": ev.reason, "detail": ev.detail}
         case JudgeStarted():
-            return {"labels": dict(ev.labels)} if ev.labels else {}
+            return {"labels": dict(ev.labels)}
         case JudgeFinished():
             return {"markdown": ev.markdown, "fallback": ev.fallback}
         case RunFinished():
@@ -503,13 +499,7 @@ def _event(kind: str, d: _Doc) -> Event:
                 note=d.opt_string("note"),
             )  # fmt: skip
         case "round_started":
-            at_once = d.strings("at_once")
-            if not set(at_once) <= set(SIDES):
-                raise d.bad("at_once", "a list of seats")
-            return RoundStarted(
-                round=d.integer("round"), total=d.integer("total"),
-                at_once=tuple(s for s in SIDES if s in at_once),
-            )  # fmt: skip
+            return RoundStarted(round=d.integer("round"), total=d.integer("total"))
         case "turn_started":
             return TurnStarted(
                 round=d.integer("round"), side=d.one_of("side", SIDES), role=d.string("role")
@@ -561,9 +551,8 @@ def _event(kind: str, d: _Doc) -> Event:
         case "stop":
             return Stopped(reason=d.string("reason"), detail=d.string("detail", ""))
         case "judge_started":
-            labels = d.obj("labels")
-            names = {} if labels is None else {k: labels.string(k) for k in labels.doc}
-            return JudgeStarted(labels=names)
+            labels = d.obj("labels") or _Doc(kind, {})
+            return JudgeStarted({k: labels.string(k) for k in labels.doc})
         case "judge_finished":
             return JudgeFinished(markdown=d.string("markdown"), fallback=d.flag("fallback"))
         case "run_finished":

@@ -311,9 +311,9 @@ class Orchestrator:
         for r in range(1, self.cfg.rounds + 1):
             if r in st.checked_rounds:
                 continue
+            self.events.emit(RoundStarted(r, self.cfg.rounds))
             todo = [side for side in SIDES if st.turn(r, side) is None]
             at_once = (r == 1 and self.cfg.opening == "blind") or self._cross_check(r)
-            self.events.emit(RoundStarted(r, self.cfg.rounds, tuple(todo) if at_once else ()))
             if at_once and todo:
                 # Both sides write at once, neither seeing the other; the cost cap and the
                 # budget are checked once, before the round.

@@ -156,8 +156,8 @@ class Preview:
             said = "above" if slot.printed else "in seat order, when the seats before it are"
             body = Text(f"✓ finished: printed {said}", style="dim")
         elif slot.started is None:
-            clock = "starting"
-            body = Text("⋯ starting", style="dim")
+            clock = "not started"
+            body = Text("⋯ not started yet", style="dim")
         else:
             clock = f"{max(slot.elapsed, now - slot.started):.0f}s"
             body = Text(slot.body or "⋯ waiting for the first words", style="dim")
@@ -203,6 +203,7 @@ class DebateView:
         self.ids_known = True  # the ledger so far was seen: new points' ids can be told
         self.full_ledger_shown = False
         self.closed = False
+        self.resumed = False  # a resumed run's round 1 may have seats done already
         self._lock = threading.RLock()  # a blind round's turns report from two threads
 
     def handle(self, logged: Logged) -> None:
@@ -224,7 +225,9 @@ class DebateView:
                 self.stances = []
                 self.full_ledger_shown = False
                 self._print(Rule(f"Round {ev.round}/{ev.total}", characters="─"))
-                self.slots = [_Turn(s, self._title(s)) for s in self.seats if s in ev.at_once]
+                # Round 1 (blind by default): every seat's place is set before any starts.
+                first = ev.round == 1 and not self.resumed
+                self.slots = [_Turn(s, self._title(s)) for s in self.seats] if first else []
                 self._refresh()
             case TurnStarted():
                 turn = self._slot(ev.side)
@@ -287,10 +290,13 @@ class DebateView:
             case FollowupStarted():
                 self._print(Rule(f"Follow-up · {_who(ev.side)}", characters="─"))
                 self._print(Text(f"? {one_line(ev.question, 500)}", style="bold"))
-                self.running[ev.side] = _Running(f"↳ {_who(ev.side)}", time.monotonic())
+                turn = _Turn(ev.side, f"↳ {_who(ev.side)}", started=logged.ts)
+                self.slots = [t for t in self.slots if t.seat != ev.side] + [turn]
+                self.slots.sort(key=lambda t: self._order(t.seat))
                 self._refresh()
             case FollowupFinished():
-                self.running.pop(ev.side, None)
+                self.slots = [t for t in self.slots if t.seat != ev.side]
+                self._refresh()
                 status = "" if ev.status == "ok" else f" · {ev.status}"
                 head = Text(f"↳ {_who(ev.side)}{status}", style="bold")
                 self._print(Group(head, terminal_markdown(clean(ev.answer))))
@@ -308,15 +314,22 @@ class DebateView:
         """The end of the view (a finished run, or Ctrl-C): the preview is wiped and
         nothing is drawn after, whatever a turn's thread still reports."""
         with self._lock:
+            if self.closed:
+                return
             self.closed = True
+            # A turn that finished while one before it ran is printed still (it is saved).
+            held = [t.finished for t in self.slots if t.finished is not None and not t.printed]
             self.slots = []
             self._stop_live()
+            for turn in held:
+                self._turn_finished(turn)
 
     # -- the run ---------------------------------------------------------------------------
     def _run_started(self, ev: RunStarted) -> None:
         # A resumed run's ledger so far is not in this view: until its next round ends,
         # a stance shows its issue's id alone rather than a title guessed wrong.
         self.ids_known = not ev.resumed or (self.ids_known and bool(self.titles))
+        self.resumed = ev.resumed
         self.seats = tuple(sorted(ev.roles))
         self.roles = {s: one_line(ev.roles[s], 80) for s in self.seats}
         head = Text()

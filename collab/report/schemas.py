@@ -422,7 +422,6 @@ EVENT = _doc(
         "issues": {"type": "array", "items": _ISSUE},
         "counts": _COUNTS,
         "plan": PLAN_JSON_SCHEMA,
-        "at_once": {"type": "array", "items": {"enum": list(SIDES)}},
         "labels": {"type": "object", "additionalProperties": {"type": "string"}},
     },
     ["seq", "ts", "event"],

@@ -62,7 +62,6 @@ EVERY_KIND: list[Event] = [
     RunStarted("r1", "topic", "balanced", 3, "tmux", "tmux attach -t x", False,
                {"A": "Advocate", "B": "Critic"}),
     RoundStarted(1, 3),
-    RoundStarted(1, 3, ("A", "B")),
     TurnStarted(1, "A", "Advocate"),
     Text("A", "some words", round=1),
     Text("judge", "verdict words"),
@@ -133,7 +132,6 @@ BAD = [
     ("decision kind", "decided", lambda d: d.update(kind="maybe"), "kind"),
     ("follow-up side", "followup", lambda d: d.update(side="C"), "side"),
     ("missing round", "round_started", lambda d: d.pop("round"), "round"),
-    ("round seats", "round_started", lambda d: d.update(at_once=["A", "Z"]), "at_once"),
     ("judge labels", "judge_started", lambda d: d.update(labels={"Position 1": 3}), "labels"),
 ]
 

@@ -143,7 +143,7 @@ def test_the_preview_never_shows_the_contract_fed_in_deltas() -> None:
     for reply in (FENCED, BARE):
         for parts in near_the_block(reply):
             screen = Screen(terminal=False)  # the preview drawn here, not by a Live thread
-            screen.feed(RoundStarted(1, 3, ("A", "B")))
+            screen.feed(RoundStarted(1, 3))
             screen.feed(TurnStarted(1, "A", "Advocate"))
             for part in parts:
                 screen.feed(TextAdded("A", part, 1))
@@ -183,7 +183,7 @@ def test_seats_keep_one_place_in_seat_order_for_the_whole_blind_round(
     seats: str, width: int
 ) -> None:
     screen = Screen(tuple(seats), width)
-    screen.feed(RoundStarted(1, 3, tuple(seats)))  # type: ignore[arg-type]
+    screen.feed(RoundStarted(1, 3))
     frames = [screen.preview(width)]
     for seat in reversed(seats):  # the last seat starts first
         screen.feed(TurnStarted(1, seat, f"Role {seat} name"))  # type: ignore[arg-type]
@@ -210,7 +210,7 @@ def test_seats_keep_one_place_in_seat_order_for_the_whole_blind_round(
 def test_a_seat_printed_early_keeps_its_place_until_the_round_is_done(width: int) -> None:
     seats = "ABCDE"
     screen = Screen(tuple(seats), width)
-    screen.feed(RoundStarted(1, 3, tuple(seats)))  # type: ignore[arg-type]
+    screen.feed(RoundStarted(1, 3))
     for seat in seats:
         screen.feed(TurnStarted(1, seat, f"Role {seat} name"))  # type: ignore[arg-type]
     frames = [screen.preview(width)]
@@ -226,9 +226,9 @@ def test_a_seat_printed_early_keeps_its_place_until_the_round_is_done(width: int
     screen.view.close()
 
 
-def test_without_the_rounds_seats_they_still_show_in_seat_order() -> None:
+def test_seats_at_once_after_round_1_still_show_in_seat_order() -> None:
     screen = Screen(("A", "B", "C"), 160)
-    screen.feed(RoundStarted(1, 3))  # a log written before rounds named their seats
+    screen.feed(RoundStarted(2, 3))  # --depth auto's cross-check round: all at once
     for seat in "CAB":
         screen.feed(TurnStarted(1, seat, f"Role {seat} name"))  # type: ignore[arg-type]
     layout = positions(screen.preview(160), "ABC")
@@ -249,7 +249,7 @@ def test_the_clock_runs_from_the_turns_start_before_any_word() -> None:
 
 def test_after_close_nothing_more_is_drawn_and_the_region_ends_on_an_empty_line() -> None:
     screen = Screen()
-    screen.feed(RoundStarted(1, 3, ("A", "B")))
+    screen.feed(RoundStarted(1, 3))
     screen.feed(TurnStarted(1, "A", "Advocate"))
     screen.feed(TextAdded("A", "some words", 1))
     assert screen.preview(80).endswith("\n\n")  # the cursor rests on an empty line
@@ -258,6 +258,7 @@ def test_after_close_nothing_more_is_drawn_and_the_region_ends_on_an_empty_line(
     drawn = screen.err_file.getvalue()
     assert drawn.endswith("\x1b[2K")  # the preview erased, the cursor back at its top
     # A turn's thread reporting after the stop draws nothing.
+    screen.feed(TurnStarted(1, "B", "Devil"))
     screen.feed(TextAdded("B", "late words", 1))
     screen.feed(finished("B"))
     assert screen.err_file.getvalue() == drawn
@@ -349,7 +350,7 @@ def test_no_color_leaves_the_live_view_without_colour(monkeypatch: pytest.Monkey
         monkeypatch.setenv("TTY_COMPATIBLE", "1")
         err = io.StringIO()
         view = DebateView(Console(file=err, width=80), Console(file=io.StringIO(), width=80))
-        view.handle(Logged(1, 1.0, RoundStarted(1, 3)))
+        view.handle(Logged(1, 1.0, RoundStarted(2, 3)))
         view.handle(Logged(2, 1.0, finished("B", "Some **bold** words.")))
         view.close()
         assert "Some" in err.getvalue()
@@ -377,3 +378,14 @@ def test_a_resumed_run_names_no_issue_it_cannot_know() -> None:
     screen.feed(b)
     printed = screen.printed()
     assert "contest I1" in printed and 'Fresh point"' not in printed
+
+
+def test_a_turn_done_before_the_stop_is_printed_at_the_stop() -> None:
+    screen = Screen()
+    screen.feed(RoundStarted(1, 3))
+    for seat in "AB":
+        screen.feed(TurnStarted(1, seat, f"Role {seat} name"))  # type: ignore[arg-type]
+    screen.feed(finished("B", "B's whole answer."))
+    assert "B's whole answer" not in screen.printed()  # waits for A
+    screen.view.close()  # Ctrl-C while A still writes
+    assert "B's whole answer" in screen.printed()
