@@ -7,10 +7,11 @@ Every model and user string is cleaned (``collab.text.clean``) before rich sees 
 is read as rich markup.
 
 The preview (:class:`Preview`) shows what :func:`collab.live_text.shown` allows: never
-the contract, and the Judge's "Position N" already as the role's name. The seats of a
-blind round keep one place from the round's start to its end: side by side when each
-gets ``MIN_COLUMN`` columns, else stacked; always in seat order, and their finished
-turns are printed in that order too (a seat done early waits for the ones before it).
+the contract, and the Judge's "Position N" already as the role's name. The seats that
+answer at once keep one place until the last is printed (round 1's, blind by default,
+from the round's start): side by side when each gets ``MIN_COLUMN`` columns, else
+stacked; always in seat order, and their finished turns are printed in that order too
+(a seat done early waits for the ones before it).
 Each turn's clock runs from the turn's start. The live region ends on an empty line, so
 a ``^C`` echoed by the terminal cannot push it out of place, and once the view is closed
 (Ctrl-C included) nothing more is drawn, whichever thread reports late.
