@@ -67,6 +67,7 @@ class EventStream:
         self._text_at: dict[_Key, float] = {}
         self._beat_at: dict[_Key, float] = {}
         self._followups: set[_Key] = set()  # keys of follow-up turns (collab ask)
+        self._running: set[_Key] = set()  # debaters' turns started and not yet finished
 
     def emit(self, event: Event) -> None:
         with self._lock:
@@ -96,12 +97,14 @@ class EventStream:
                 self.turns_left = 2 * ev.rounds
             case TurnStarted():
                 self._open((ev.round, ev.side))
+                self._running.add((ev.round, ev.side))
             case TurnRetry():
                 self._flush((ev.round, ev.side))
             case TurnFinished():
                 self._flush((ev.round, ev.side))
                 self.durations.append(ev.duration_s)
                 self.turns_left = max(0, self.turns_left - 1)
+                self._running.discard((ev.round, ev.side))
             case Stopped():
                 self.turns_left = 0
             case JudgeStarted():
@@ -139,7 +142,10 @@ class EventStream:
         if now - self._beat_at.get(key, 0.0) >= HEARTBEAT_EVERY:
             self._beat_at[key] = now
             turn_left = max(0.0, self._typical() - elapsed)
-            run_left = turn_left + self.turns_left * self._typical()
+            # The turns running now (this one, the other side of a blind round) are not
+            # still to come: only the turns after them are.
+            later = max(0, self.turns_left - len(self._running))
+            run_left = turn_left + later * self._typical()
             if key[1] != "judge":
                 run_left += self._typical()  # the Judge after the last turn
             self._send(

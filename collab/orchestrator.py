@@ -50,6 +50,7 @@ from collab.ledger import Ledger
 from collab.ledger_summary import fallback_summary
 from collab.parallel import hold_signals, run_parallel, sigterm_as_interrupt
 from collab.planning import plan_for
+from collab.prices import fmt_cost
 from collab.prompts import Prompts, TurnView
 from collab.request import context_drift
 from collab.runners import RunnerFactory, runner_factory
@@ -445,7 +446,7 @@ class Orchestrator:
         cost = self.state.cost_usd() or 0.0
         if cap is not None and cost >= cap:
             what = "estimated cost" if self.state.cost_estimated() else "cost"
-            self._stop("budget", f"{what} ${cost:.4f} reached the --max-cost cap of ${cap:g}")
+            self._stop("budget", f"{what} {fmt_cost(cost)} reached the --max-cost cap of ${cap:g}")
             return True
         return False
 

@@ -135,7 +135,8 @@ class Plan:
                 if self.estimate
                 else "from this machine's past runs"
             )
-            out.append(f"plan: expected cost ${self.cost_low:.4f}–${self.cost_high:.4f} ({how})")
+            low, high = prices.fmt_cost(self.cost_low), prices.fmt_cost(self.cost_high)
+            out.append(f"plan: expected cost {low}–{high} ({how})")
         return out
 
     def over_cap(self, max_cost: float | None) -> str | None:
@@ -144,7 +145,7 @@ class Plan:
             return None
         return (
             f"--max-cost ${max_cost:g} is below this plan's lowest expected cost "
-            f"${self.cost_low:.4f}: the run will likely stop early at the cap"
+            f"{prices.fmt_cost(self.cost_low)}: the run will likely stop early at the cap"
         )
 
 

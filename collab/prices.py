@@ -26,6 +26,14 @@ PRICES_AS_OF = "2026-12-01"
 CHARS_PER_TOKEN = 4
 
 
+def fmt_cost(cost: float | None, estimated: bool = False) -> str:
+    """A cost as every view and message shows it: ``$0.0123``; an estimate (the agent
+    reported none) says so; ``n/a`` when none is known. The one place a cost is formatted."""
+    if cost is None:
+        return "n/a"
+    return f"~${cost:.4f} (estimate)" if estimated else f"${cost:.4f}"
+
+
 @dataclass(frozen=True)
 class Price:
     pattern: str

@@ -42,6 +42,24 @@ def match(ref: str, ids: Sequence[str]) -> list[str]:
     return [i for i in ids if i.endswith(ref)]
 
 
+def short_id(full: str, ids: Sequence[str]) -> str:
+    """The shortest suffix of ``full`` (at least :data:`MIN_SUFFIX` characters) that names
+    it and nothing else among ``ids``: what a view shows so that a topic gets the width
+    and the id can still be typed. One that would read as an option (``-…``) is skipped;
+    the whole id when no suffix will do."""
+    for n in range(MIN_SUFFIX, len(full)):
+        ref = full[-n:]
+        if not ref.startswith("-") and match(ref, ids) == [full]:
+            return ref
+    return full
+
+
+def short_ids(wanted: Sequence[str], ids: Sequence[str]) -> dict[str, str]:
+    """:func:`short_id` of each of ``wanted`` among ``ids`` (which should hold them)."""
+    known = list(dict.fromkeys([*ids, *wanted]))
+    return {w: short_id(w, known) for w in wanted}
+
+
 def pick(ref: str, ids: Sequence[str], what: str = "run") -> str:
     """The one id of ``ids`` (newest first) that ``ref`` names, or a UsageError."""
     ref = ref.strip()

@@ -22,6 +22,7 @@ from collab.events import FollowupFinished, FollowupStarted, RunWarning, TurnRet
 from collab.judge import answer
 from collab.judge.labels import Labels
 from collab.ledger import Ledger
+from collab.prices import fmt_cost
 from collab.prompts import Prompts, TurnView
 from collab.seats import Side
 from collab.store import RunDir
@@ -306,8 +307,7 @@ def pane_summary(res: CallResult, contract: Contract | None, error: str | None) 
     if usage is not None:
         bits.append(f"{usage.input_tokens:,} in / {usage.output_tokens:,} out tokens")
     if res.meta.cost_usd is not None:
-        est = " est." if res.meta.cost_estimated else ""
-        bits.append(f"${res.meta.cost_usd:.4f}{est}")
+        bits.append(fmt_cost(res.meta.cost_usd, res.meta.cost_estimated))
     return " · ".join(bits)
 
 

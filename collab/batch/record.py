@@ -22,7 +22,7 @@ from pathlib import Path
 from collab.batch.entries import Entry
 from collab.batch.pool import Item, run_children
 from collab.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, StorageError, UsageError
-from collab.ledger import counts
+from collab.outcome import outcome_of
 from collab.paths import collab_home
 from collab.report import fmt_cost
 from collab.state import RunState
@@ -192,6 +192,8 @@ class Batch:
                 "topic": p.item.topic,
                 "status": p.status,
                 "stop_reason": p.stop_reason,
+                "verdict": p.verdict,
+                "open_blocking": p.open_blocking,
                 "rounds_done": p.rounds_done,
                 "rounds": p.rounds,
                 "resolved": p.counts.get("resolved", 0),
@@ -229,15 +231,17 @@ class Batch:
             f"- source: `{self.source}` · status {self.status} · parallel {self.parallel}",
             f"- cost: {_cost(doc['cost_usd'])}",
             "",
-            "| # | topic | status | stop | rounds | resolved | open | dropped | cost | run |",
-            "|---|---|---|---|---|---|---|---|---|---|",
+            "| # | topic | status | stop | verdict | rounds | resolved | open | dropped | cost "
+            "| run |",
+            "|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         for n, r in enumerate(self.summary_rows(), 1):
             topic = " ".join(str(r["topic"]).split()).replace("|", "\\|")
             link = f"../../runs/{r['run_id']}/transcript.md"
             lines.append(
                 f"| {n} | {topic} | {r['status']} | {r['stop_reason'] or '—'} "
-                f"| {r['rounds_done']}/{r['rounds']} | {r['resolved']} | {r['open']} "
+                f"| {r['verdict'] or '—'} | {r['rounds_done']}/{r['rounds']} "
+                f"| {r['resolved']} | {r['open']} "
                 f"| {r['dropped']} | {_cost(r['cost_usd'])} "
                 f"| [{r['run_id']}]({link}) |"
             )
@@ -256,6 +260,8 @@ class ItemStatus:
     cost: float | None
     stop_reason: str | None
     counts: dict[str, int]
+    verdict: str | None = None  # the ledger's, once the run is done
+    open_blocking: int = 0
 
     @property
     def elapsed(self) -> float:
@@ -270,14 +276,17 @@ def item_status(item: Item) -> ItemStatus:
         st = RunState.from_dict(RunDir(item.run_id).load())
     except (UsageError, KeyError, AssertionError, ValueError, TypeError):
         return ItemStatus(item, "unreadable", 0, 0, None, None, {})
+    o = outcome_of(st)
     return ItemStatus(
         item=item,
         status=st.status,
         rounds_done=st.rounds_done(),
         rounds=st.config.rounds,
         cost=st.cost_usd(),
-        stop_reason=st.stop_reason,
-        counts={str(k): v for k, v in counts(st.ledger()).items()},
+        stop_reason=o.stop_reason,
+        counts={str(k): v for k, v in o.counts.items()},
+        verdict=o.verdict if st.status == "done" else None,
+        open_blocking=o.open_blocking,
     )
 
 

@@ -17,7 +17,7 @@ import typer
 
 from collab.cli import options as o
 from collab.cli.options import echo_json
-from collab.cli.runs import RunId
+from collab.cli.runs import RunId, RunOrBatchId, is_batch_id
 
 TopicFile = Annotated[
     Path | None,
@@ -81,7 +81,7 @@ def _decode(data: bytes, name: str) -> str:
 
 
 def status(
-    run_id: RunId,
+    run_id: RunOrBatchId,
     wait: Annotated[
         float,
         typer.Option(
@@ -94,7 +94,8 @@ def status(
     ] = 0.0,
     as_json: o.Json = False,
 ) -> None:
-    """Where a run is: phase, round, turns, ledger counts, the last turn, time left."""
+    """Where a run is: phase, round, turns, verdict and ledger counts, the last turn, time
+    left. For a batch: each of its debates."""
     from collab.control import status_document, wait_for_change
     from collab.errors import UsageError
     from collab.state import load_state
@@ -102,6 +103,9 @@ def status(
 
     if not 0 <= wait <= 3600:
         raise UsageError(f"--wait must be 0–3600 seconds, got {wait:g}")
+    if is_batch_id(run_id):
+        _batch_status(run_id, wait, as_json)
+        return
     run_dir = RunDir(run_id)
     if wait:
         load_state(run_dir)  # a clear error for an unknown run, before any wait
@@ -111,6 +115,23 @@ def status(
         echo_json(doc)
         return
     sys.stdout.write(_status_text(doc) + "\n")
+
+
+def _batch_status(batch_id: str, wait: float, as_json: bool) -> None:
+    from collab.batch.record import Batch
+    from collab.errors import UsageError
+
+    if wait:
+        raise UsageError("--wait follows one run; for a batch use collab watch " + batch_id)
+    b = Batch.load(batch_id)
+    if as_json:
+        echo_json(b.document())
+        return
+    from rich.console import Console
+
+    from collab.cli.batch_view import print_summary
+
+    print_summary(b, Console())
 
 
 def result(run_id: RunId, as_json: o.Json = False) -> None:
@@ -146,12 +167,19 @@ def mcp() -> None:
 
 
 def _status_text(doc: dict[str, Any]) -> str:
-    rounds, turns, counts = doc["rounds"], doc["turns"], doc["counts"]
+    from collab.cli.finish import shown_id
+    from collab.outcome import counts_text
+    from collab.prices import fmt_cost
+
+    rounds, turns = doc["rounds"], doc["turns"]
+    sid = shown_id(doc["run_id"])
+    done = doc["status"] == "done"
+    verdict = doc.get("verdict")
     lines = [
         f"{doc['run_id']}  {doc['status']} ({doc['phase']})  {doc['topic']}",
         f"round {doc['round']}/{rounds['planned']} · turns {turns['done']}/{turns['planned']}"
-        f" · issues {counts['open']} open, {counts['resolved']} resolved,"
-        f" {counts['dropped']} dropped",
+        + (f" · verdict {verdict}" if done and verdict else "")
+        + f" · issues {counts_text(doc['counts'], doc.get('open_blocking') or 0)}",
     ]
     last = doc.get("last_turn")
     if isinstance(last, dict):
@@ -159,14 +187,20 @@ def _status_text(doc: dict[str, Any]) -> str:
                      f" {last['summary']}")  # fmt: skip
     left = doc.get("remaining_s")
     timing = f"elapsed {doc['elapsed_s']}s"
-    if isinstance(left, int | float):
-        timing += f" · about {left:.0f}s left"
+    if doc["active"]:
+        timing += " · time left not known yet" if left is None else f" · about {left:.0f}s left"
     if doc.get("cost_usd") is not None:
-        timing += f" · ${doc['cost_usd']}"
+        timing += f" · {fmt_cost(doc['cost_usd'], bool(doc.get('cost_estimated')))}"
     lines.append(timing)
-    for key in ("stop_reason", "error"):
-        if doc.get(key):
-            lines.append(f"{key.replace('_', ' ')}: {doc[key]}")
-    resume = f" · resume: {doc['resume']}" if doc["resume"] else ""
-    lines.append(f"watch: {doc['watch']}{resume}")
+    if doc.get("stop_reason"):
+        detail = f" — {doc['stop_detail']}" if doc.get("stop_detail") else ""
+        lines.append(f"stop reason: {doc['stop_reason']}{detail}")
+    if doc.get("error") and doc["error"] != doc.get("stop_reason"):
+        lines.append(f"error: {doc['error']}")
+    if doc["active"]:
+        lines.append(f"watch: collab watch {sid}")
+    elif doc["resume"]:
+        lines.append(f"resume: collab resume {sid}")
+    elif done:
+        lines.append(f"next: collab show {sid} · collab export {sid}")
     return "\n".join(lines)

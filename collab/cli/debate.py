@@ -16,7 +16,7 @@ from collab.cli import ci
 from collab.cli import options as o
 from collab.cli.options import echo_json, echo_json_line, with_debate_options
 from collab.cli.runs import RunId
-from collab.errors import EXIT_FAILED
+from collab.errors import EXIT_FAILED, EXIT_INTERRUPTED
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -285,11 +285,17 @@ def _drive(
             state, run_dir, ready, resumed=resumed,
             event_sinks=[lambda logged: echo_json_line(logged.to_json())],
         )  # fmt: skip
+    from collab.cli.finish import print_outcome
     from collab.cli.live import DebateView
+    from collab.errors import Interrupted
 
     view = DebateView()
     try:
         return drive(state, run_dir, ready, resumed=resumed, event_sinks=[view.handle])
+    except Interrupted:
+        view.close()
+        print_outcome(state, run_dir, view.err)  # says how to go on: no second line
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     finally:
         view.close()
 
@@ -311,7 +317,7 @@ def _finish(
     if as_json or ndjson:
         echo_json_line(doc) if ndjson else echo_json(doc)
     else:
-        from collab.cli.live import print_outcome
+        from collab.cli.finish import print_outcome
 
         print_outcome(state, run_dir)
     if state.status == "failed":

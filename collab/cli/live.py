@@ -55,12 +55,11 @@ from collab.events import (
     TurnStarted,
 )
 from collab.events import Text as TextAdded
-from collab.ledger import Ledger, open_blocking
+from collab.ledger import Ledger
 from collab.live_text import RECORDING, shown
+from collab.outcome import FINISHING_REASONS
 from collab.report import fmt_cost
 from collab.seats import SIDES, Side
-from collab.state import RunState
-from collab.store import RunDir
 from collab.text import clean, one_line
 
 SIDE_STYLE = {
@@ -272,7 +271,8 @@ class DebateView:
                 self._flush(everything=True)
                 self._full_ledger()
                 detail = one_line(ev.detail, 300)
-                self._print(Text(f"■ stopped: {ev.reason} — {detail}", style="bold"))
+                ended = "ended" if ev.reason in FINISHING_REASONS else "stopped"  # not an error
+                self._print(Text(f"■ {ended}: {ev.reason} — {detail}", style="bold"))
             case JudgeStarted():
                 self._flush(everything=True)
                 self._full_ledger()
@@ -494,19 +494,3 @@ def flip_line(ev: FavoursFlipped) -> str:
 
 def _who(side: str) -> str:
     return "the Judge" if side == "judge" else f"Role {side}"
-
-
-def print_outcome(state: RunState, run_dir: RunDir, err: Console | None = None) -> None:
-    """The last line of a debate on stderr: where it stopped, what it cost, where it is."""
-    err = err or Console(stderr=True)
-    err.print(
-        Text(
-            f"run {state.run_id} · {state.stop_reason} · verdict {state.verdict()} · "
-            + (f"{n} open blocking · " if (n := open_blocking(state.ledger())) else "")
-            + f"{state.rounds_done()} rounds · "
-            f"cost {fmt_cost(state.cost_usd(), state.cost_estimated())} · saved in {run_dir.path}",
-            style="dim",
-        )
-    )
-    if state.status == "failed":
-        err.print(Text(f"collab: run failed: {state.error}", style="red"))

@@ -22,6 +22,30 @@ def _resolve(ref: str | None) -> str:
 _ID_HELP = "The run: its id, a unique prefix, a unique suffix (4+ characters) or @last."
 # Every command that takes a run id resolves it here (collab.run_ids), before it runs.
 RunId = Annotated[str, typer.Argument(metavar="ID", help=_ID_HELP, callback=_resolve)]
+
+
+def _resolve_run_or_batch(ref: str) -> str:
+    from collab.run_ids import LAST_BATCH, resolve_batch_id
+
+    if ref.startswith("batch-") or ref == LAST_BATCH:
+        from collab.batch.record import batch_ids  # a batch's modules: only for a batch
+
+        return resolve_batch_id(ref, batch_ids())
+    return _resolve(ref)
+
+
+def is_batch_id(ref: str) -> bool:
+    return ref.startswith("batch-")
+
+
+RunOrBatchId = Annotated[
+    str,
+    typer.Argument(
+        metavar="ID",
+        help=_ID_HELP.rstrip(".") + "; or a batch: batch-…, @last-batch.",
+        callback=_resolve_run_or_batch,
+    ),
+]
 NewestRunId = Annotated[
     str | None,
     typer.Argument(metavar="[ID]", help=_ID_HELP + " [dim]\\[default: the newest run][/dim]"),

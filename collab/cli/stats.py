@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collab.cli import options as o
 from collab.cli.options import echo_json
+from collab.prices import fmt_cost
 
 
 def stats(as_json: o.Json = False) -> None:
@@ -57,9 +58,8 @@ def stats(as_json: o.Json = False) -> None:
         ("open blocking issues", str(total.open_blocking)),
         ("cited evidence verified (path:line)",
          f"{pct(total.evidence_verified_rate)} of {total.cites} cites"),
-        ("cost", "n/a" if total.cost_usd is None else f"${total.cost_usd:.4f}"),
-        ("cost per resolved issue", "n/a" if total.cost_per_resolved_usd is None
-         else f"${total.cost_per_resolved_usd:.4f}"),
+        ("cost", fmt_cost(total.cost_usd)),
+        ("cost per resolved issue", fmt_cost(total.cost_per_resolved_usd)),
         ("decided runs (collab decide)", str(total.decided_runs)),
         ("choice matched the option most seats favoured at the end",
          f"{pct(total.choice_matched_rate)} ({total.choice_matched}/"
@@ -75,7 +75,7 @@ def stats(as_json: o.Json = False) -> None:
         depths.add_column(column, no_wrap=column != "verdicts")
     for depth, d in total.by_depth.items():
         mix = ", ".join(f"{k} {v}" for k, v in d.verdicts.items())
-        cost = "n/a" if d.cost_usd is None else f"${d.cost_usd:.4f}"
+        cost = fmt_cost(d.cost_usd)
         depths.add_row(depth, str(d.runs), f"{d.calls} ({d.calls_per_run:g}/run)",
                        f"{d.input_tokens:,} / {d.output_tokens:,}", cost, mix)  # fmt: skip
     Console().print(depths)

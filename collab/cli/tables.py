@@ -29,6 +29,7 @@ from collab.text import one_line
 TableCell = str | Text
 
 ISSUE_STYLE = {"open": "yellow", "resolved": "green", "dropped": "dim"}
+VERDICT_STYLE = {"consensus": "green", "partial": "yellow", "split": "red", "inconclusive": "dim"}
 RUN_STYLE = {
     "pending": "dim",
     "running": "cyan",
@@ -131,6 +132,7 @@ def runs_table(rows: Sequence[Mapping[str, object]]) -> FittedTable:
     cells: list[dict[str, TableCell]] = []
     for r in rows:
         status, stop = str(r["status"]), r["stop_reason"]
+        verdict = verdict_shown(r) if status == "done" else None
         topic = Text(one_line(str(r["topic"]), 50)) if r["topic"] is not None else None
         style = RUN_STYLE.get(status, "") if status == "damaged" else ""
         cells.append({
@@ -140,16 +142,27 @@ def runs_table(rows: Sequence[Mapping[str, object]]) -> FittedTable:
             "preset": _known(r, "preset"),
             "rounds": f"{_known(r, 'rounds_done')}/{_known(r, 'rounds')}",
             "status": Text(status, style=style),
-            "stop": stop_shown(stop) if stop else "—",
-            "outcome": Text(stop_shown(stop) if status == "done" and stop else status,
+            "stop": stop_shown(stop, verdict) if stop else "—",
+            "outcome": Text(stop_shown(stop, verdict) if status == "done" and stop else status,
                             style=style),
         })  # fmt: skip
     return FittedTable(_RUN_COLUMNS, _RUN_LAYOUTS, cells, free_min=20, title="collab runs")
 
 
-def stop_shown(stop: object) -> str:
-    """A stop reason as a table shows it: one that is not a result says so."""
-    return f"{stop} · inconclusive" if stop == "no-contract" else str(stop)
+def stop_shown(stop: object, verdict: str | None = None) -> str:
+    """A stop reason as a table shows it, with the run's verdict when it has one: one
+    that is not a result says so."""
+    if stop == "no-contract":
+        return f"{stop} · inconclusive"
+    return f"{stop} · {verdict}" if verdict else str(stop)
+
+
+def verdict_shown(row: Mapping[str, object]) -> str | None:
+    """``partial``, ``split · 2 blocking``; None for a row without a verdict."""
+    verdict, blocking = row.get("verdict"), row.get("open_blocking")
+    if not isinstance(verdict, str):
+        return None
+    return verdict + (f" · {blocking} blocking" if isinstance(blocking, int) and blocking else "")
 
 
 def _known(row: Mapping[str, object], key: str) -> str:
@@ -202,22 +215,29 @@ _BATCH_COLUMNS = (
     Col("resolved", "resolved"),
     Col("open", "open"),
     Col("dropped", "dropped"),
+    Col("verdict", "verdict"),
     Col("rod", "r/o/d"),
     Col("cost", "cost"),
     Col("run", "run"),
 )
 _BATCH_LAYOUTS = (
-    ("topic", "stop", "rounds", "resolved", "open", "dropped", "cost", "run"),
-    ("topic", "stop", "rounds", "rod", "cost", "run"),
-    ("topic", "stop", "rod", "cost", "run"),
+    ("topic", "stop", "rounds", "resolved", "open", "dropped", "verdict", "cost", "run"),
+    ("topic", "stop", "verdict", "rounds", "rod", "cost", "run"),
+    ("topic", "stop", "verdict", "rod", "cost", "run"),
+    ("topic", "stop", "verdict", "rod", "run"),
     ("topic", "stop", "rod", "run"),
 )
 
 
-def batch_table(rows: Sequence[Mapping[str, object]], title: str) -> FittedTable:
-    """The summary at the end of a batch, from ``Batch.summary_rows()``."""
+def batch_table(
+    rows: Sequence[Mapping[str, object]], title: str, ids: Mapping[str, str] | None = None
+) -> FittedTable:
+    """The summary at the end of a batch, from ``Batch.summary_rows()``; ``ids`` shows
+    each run by the id given for it (its shortest unique suffix), else the whole id."""
+    ids = ids or {}
     cells: list[dict[str, TableCell]] = []
     for r in rows:
+        verdict = verdict_shown(r)
         cost = r["cost_usd"]
         counts = (str(r["resolved"]), str(r["open"]), str(r["dropped"]))
         cells.append({
@@ -228,7 +248,8 @@ def batch_table(rows: Sequence[Mapping[str, object]], title: str) -> FittedTable
             "resolved": counts[0], "open": counts[1], "dropped": counts[2],
             "rod": "/".join(counts),
             "cost": fmt_cost(float(cost) if isinstance(cost, int | float) else None),
-            "run": str(r["run_id"]),
+            "run": ids.get(str(r["run_id"]), str(r["run_id"])),
+            "verdict": Text(verdict or "—", style=VERDICT_STYLE.get(str(r.get("verdict")), "")),
         })  # fmt: skip
     return FittedTable(_BATCH_COLUMNS, _BATCH_LAYOUTS, cells, free_min=12, title=title)
 

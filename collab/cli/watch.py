@@ -14,21 +14,26 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from collab.cli.runs import RunId
+from collab.cli.runs import RunOrBatchId, is_batch_id
 
 if TYPE_CHECKING:
     from collab.cli.live import DebateView
 
 POLL = 0.05
+BATCH_POLL = 0.25  # a batch's table is redrawn from every run's state.json
 # With no driver alive and nothing new for this long, the run is not going anywhere.
 IDLE_GRACE = 2.0
 EXIT_BY_STATUS = {"done": 0, "failed": 1, "interrupted": 130}
 
 
-def watch(run_id: RunId) -> None:
-    """Follow a running debate live (or replay a finished one); exit with its exit code."""
+def watch(run_id: RunOrBatchId) -> None:
+    """Follow a running debate live (or replay a finished one); exit with its exit code.
+    For a batch: its table of debates, live, until the batch ends."""
+    if is_batch_id(run_id):
+        raise typer.Exit(watch_batch(run_id))
     # rich's live view and the reports it pulls in cost ~0.3 s to import: only here,
     # not for every collab command (each command module is imported to build the CLI).
+    from collab.cli.finish import print_outcome
     from collab.cli.live import DebateView
     from collab.state import load_state
     from collab.store import RunDir
@@ -40,18 +45,42 @@ def watch(run_id: RunId) -> None:
         code = feed_view(run_dir.path, view)
     finally:
         view.close()
-    if code != 0:
-        state = load_state(run_dir)
-        if state.status != "done":
-            what = "is not running" if code is None else "stopped"
-            view.err.print(
-                f"[yellow]run {run_id} {what} ({state.status}); "
-                f"continue it with: collab resume {run_id}[/yellow]",
-                highlight=False,
-            )
-        if code is None:
-            code = EXIT_BY_STATUS.get(state.status, 1)
+    state = load_state(run_dir)
+    if code != 0 and state.status != "done" and code is None:
+        view.err.print(f"[yellow]run {run_id} is not running ({state.status})[/yellow]",
+                       highlight=False)  # fmt: skip
+    print_outcome(state, run_dir, view.err)  # the verdict, or how to go on
+    if code is None:
+        code = EXIT_BY_STATUS.get(state.status, 1)
     raise typer.Exit(code)
+
+
+def watch_batch(batch_id: str) -> int:
+    """The batch's table, redrawn as its runs move, until nobody drives it; its summary
+    at the end. The exit code is the batch's own (0 done, 130 interrupted, 1 otherwise)."""
+    from collab.batch.record import Batch
+    from collab.cli.batch_view import BatchView
+    from collab.control.liveness import lock_holder
+
+    b = Batch.load(batch_id)
+    view = BatchView(b, follow_hint=False)
+    try:
+        idle_since = time.monotonic()
+        while True:
+            view.batch = b = Batch.load(batch_id)  # its status, as its driver saves it
+            view.tick(b)
+            if lock_holder(b.path) is not None:
+                idle_since = time.monotonic()
+            elif (
+                b.status not in ("pending", "running")
+                or time.monotonic() - idle_since >= IDLE_GRACE
+            ):
+                break  # ended, or left without a driver (collab resume goes on with it)
+            time.sleep(BATCH_POLL)
+    finally:
+        view.close()
+    view.summary()
+    return EXIT_BY_STATUS.get(b.status, 1)
 
 
 def feed_view(path: Path, view: DebateView) -> int | None:

@@ -88,9 +88,12 @@ def turns_left(state: RunState) -> int:
 
 def remaining_s(state: RunState, progress: Progress, now: float | None = None) -> float | None:
     """Seconds the run likely still needs: the driver's own estimate from its last
-    heartbeat, aged; else the turns left (and the Judge) at the run's typical pace."""
+    heartbeat, aged; else the turns left (and the Judge) at the run's typical pace. None
+    until a turn has ended: before that the pace is a guess, not this run's."""
     if state.status in ("done", "failed") or progress.finished:
         return 0.0
+    if not any(t.meta.duration > 0 for t in state.turns):
+        return None
     now = time.time() if now is None else now
     beat = progress.beat
     if beat is not None:

@@ -7,7 +7,7 @@ import time
 
 from collab.control.liveness import DRIVER_LOG, driver_pid
 from collab.control.progress import Change, read_progress, remaining_s, summary, turns_left
-from collab.ledger import counts
+from collab.outcome import outcome_of
 from collab.state import RunState, load_state
 from collab.store import RunDir
 
@@ -39,6 +39,7 @@ def status_document(run_dir: RunDir) -> dict[str, object]:
     last = state.turns[-1] if state.turns else None
     rid = state.run_id
     resumable = not active and state.status != "done"
+    outcome = outcome_of(state)
     return {
         "schema": STATUS_SCHEMA,
         "run_id": rid,
@@ -51,7 +52,6 @@ def status_document(run_dir: RunDir) -> dict[str, object]:
         "round": round_no,
         "rounds": {"done": done, "planned": cfg.rounds},
         "turns": {"done": len(state.turns), "planned": len(state.turns) + turns_left(state)},
-        "counts": counts(state.ledger()),
         "last_turn": None
         if last is None
         else {
@@ -61,8 +61,9 @@ def status_document(run_dir: RunDir) -> dict[str, object]:
             "status": last.status,
             "summary": summary(last.prose),
         },
-        "stop_reason": state.stop_reason,
+        "stop_reason": outcome.stop_reason,
         "stop_detail": state.stop_detail,
+        **outcome.fields(),  # verdict (so far, until the run is done), open blocking
         "elapsed_s": round(max(0.0, (now if ended is None else ended) - started), 1),
         "remaining_s": remaining_s(state, progress, now) if active else None,
         "cost_usd": state.cost_usd(),

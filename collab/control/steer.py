@@ -20,6 +20,7 @@ from collab.errors import UsageError
 from collab.eventlog import Sink, append_event
 from collab.events import RoundsAdded
 from collab.orchestrator import EVENTS_FILE, Orchestrator
+from collab.prices import fmt_cost
 from collab.prompts import MAX_NOTE_CHARS, MAX_QUESTION_CHARS
 from collab.runners import runner_factory
 from collab.secret_scan import ensure_no_secrets
@@ -65,7 +66,7 @@ def check_cost(state: RunState, what: str) -> None:
     spent = state.cost_usd() or 0.0
     if cap is not None and spent >= cap:
         raise UsageError(
-            f"run {state.run_id} has spent ${spent:.4f} of its --max-cost ${cap:g}: no {what}"
+            f"run {state.run_id} has spent {fmt_cost(spent)} of its --max-cost ${cap:g}: no {what}"
         )
 
 

@@ -21,6 +21,7 @@ from collab.store import RunDir
 from collab.text import clean
 
 if TYPE_CHECKING:
+    from collab.prices import fmt_cost
     from collab.report.documents import (
         RESULT_SCHEMA,
         doctor_document,
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
     )
     from collab.report.html import render_html
     from collab.report.markdown import (
-        fmt_cost,
         judge_md,
         render_markdown_report,
         transcript_md,
@@ -59,7 +59,7 @@ __getattr__ = exports(
         "skill_document": "collab.report.documents",
         "version_document": "collab.report.documents",
         "render_html": "collab.report.html",
-        "fmt_cost": "collab.report.markdown",
+        "fmt_cost": "collab.prices",
         "judge_md": "collab.report.markdown",
         "render_markdown_report": "collab.report.markdown",
         "transcript_md": "collab.report.markdown",

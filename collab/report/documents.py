@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -10,7 +11,9 @@ from typing import TYPE_CHECKING, Any
 from collab import __version__
 from collab.decision import option_ids
 from collab.favours import flips, most_favoured, preferences
+from collab.fields import DamagedField
 from collab.ledger import counts, ledger_to_dict, open_blocking
+from collab.outcome import outcome_of, shown_stop_reason
 from collab.presets import Preset
 from collab.state import RunState
 from collab.stats import run_stats
@@ -40,7 +43,7 @@ def result_document(state: RunState, run_dir: RunDir) -> dict[str, object]:
         "schema": RESULT_SCHEMA,
         "run_id": state.run_id,
         "status": state.status,
-        "stop_reason": state.stop_reason,
+        "stop_reason": shown_stop_reason(state.status, state.stop_reason),
         "stop_detail": state.stop_detail,
         "verdict": state.verdict(),
         "open_blocking": open_blocking(ledger),
@@ -146,7 +149,7 @@ def run_row(run: StoredRun) -> dict[str, object]:
     cfg = raw.get("config")
     cfg = cfg if isinstance(cfg, dict) else {}
     damaged = run.damage is not None
-    return {
+    row: dict[str, object] = {
         "run_id": run.run_id,
         "created": _str(raw.get("created")) or _id_time(run.run_id),
         "topic": _str(cfg.get("topic")),
@@ -154,10 +157,18 @@ def run_row(run: StoredRun) -> dict[str, object]:
         "rounds_done": _int(raw.get("rounds_done")),
         "rounds": _int(cfg.get("rounds")),
         "status": "damaged" if damaged else raw.get("status"),
-        "stop_reason": None if damaged else _str(raw.get("stop_reason")),
+        "stop_reason": None
+        if damaged
+        else shown_stop_reason(raw.get("status"), _str(raw.get("stop_reason"))),
         "cost_usd": _num(raw.get("cost_usd")),
         "reason": run.damage,
     }
+    if not damaged and run.state is not None:
+        # The outcome needs the ledger, replayed from the turns; a row of what could be
+        # read has none.
+        with contextlib.suppress(DamagedField):
+            row |= outcome_of(RunState.from_dict(run.state)).fields()
+    return row
 
 
 def list_document(runs: Sequence[StoredRun]) -> dict[str, object]:

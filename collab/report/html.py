@@ -20,7 +20,8 @@ from markupsafe import Markup
 from collab import __version__
 from collab.config import AgentChoice
 from collab.ledger import Issue, Ledger, Status, counts, get
-from collab.report.markdown import cost_parts, fmt_cost, judge_title, tokens_line
+from collab.prices import fmt_cost
+from collab.report.markdown import cost_parts, judge_title, tokens_line
 from collab.report.markup import answer_first, markdown_html, prose_html
 from collab.report.steering import steering_md
 from collab.seats import Side

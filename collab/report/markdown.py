@@ -14,6 +14,7 @@ from itertools import groupby
 from collab.favours import flip_of
 from collab.ledger import get, open_blocking
 from collab.ledger_summary import ledger_markdown
+from collab.prices import fmt_cost
 from collab.report.decision_input import flip_text
 from collab.report.markup import demote_headings
 from collab.report.steering import steering_md
@@ -26,13 +27,6 @@ ICON = {"A": "🔵", "B": "🔴"}
 
 
 # The small labels every report shares (the HTML page too): a cost, a token count, a title.
-def fmt_cost(cost: float | None, estimated: bool = False) -> str:
-    """``$0.0123``; an estimate (collab.prices: the agent reported none) says so."""
-    if cost is None:
-        return "n/a"
-    return f"~${cost:.4f} (estimate)" if estimated else f"${cost:.4f}"
-
-
 def tokens_line(state: RunState) -> str:
     """``1,200 in · 340 out · …``, the zero counts left out; ``n/a`` when none is known."""
     t = state.tokens()
@@ -248,7 +242,7 @@ def _numbers(state: RunState) -> list[str]:
     def pct(v: float | None) -> str:
         return "n/a" if v is None else f"{v:.0%}"
 
-    per = "n/a" if s.cost_usd is None or not s.resolved else f"${s.cost_usd / s.resolved:.4f}"
+    per = "n/a" if s.cost_usd is None or not s.resolved else fmt_cost(s.cost_usd / s.resolved)
     return [
         "## Numbers", "",
         f"- verdict: {s.verdict} · rounds: {s.rounds}"

@@ -18,7 +18,8 @@ from collections.abc import Mapping, Sequence
 
 from collab.contract import SEVERITIES
 from collab.gate import open_rows, severity
-from collab.report.markdown import fmt_cost, shares_line
+from collab.prices import fmt_cost
+from collab.report.markdown import shares_line
 from collab.text import clean, one_line
 
 # GitHub refuses a comment body over 65,536 characters; keep a margin.

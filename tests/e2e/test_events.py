@@ -151,7 +151,7 @@ def test_watch_follows_a_running_debate_and_exits_with_its_code(fake_agent: Fake
     assert json.loads(d_out)["status"] == "done"
     # The watcher ended when the run ended, with its exit code, showing what happened.
     assert watcher.returncode == 0, w_err
-    assert "Watch me" in w_err and "Round 2/2" in w_err and "■ stopped: max-rounds" in w_err
+    assert "Watch me" in w_err and "Round 2/2" in w_err and "■ ended: max-rounds" in w_err
     assert "B disagrees." in w_err and "Issue ledger after round 2" in w_err
     assert "I1 and I2 stay open." in w_out  # the Judge's summary on stdout
 
