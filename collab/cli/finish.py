@@ -34,7 +34,7 @@ def shown_id(run_id: str) -> str:
 def outcome_line(state: RunState, run_dir: RunDir) -> Text:
     o = outcome_of(state)
     sid = shown_id(state.run_id)
-    cost = fmt_cost(state.cost_usd(), state.cost_estimated())
+    cost = "cost " + fmt_cost(state.cost_usd(), state.cost_estimated())
     report = run_dir.path / REPORT
     where = f"report: {report}" if report.exists() else f"saved in {run_dir.path}"
     if o.finished:

@@ -97,6 +97,11 @@ _COUNTS = {
     "properties": {k: {"type": "integer", "minimum": 0} for k in ("open", "resolved", "dropped")},
     "required": ["open", "resolved", "dropped"],
 }
+# Optional in list, status and batch rows: the verdict once done, open blocking issues.
+_OUTCOME = {
+    "verdict": {"enum": [*VERDICTS, None], "description": VERDICT_TEXT + " Null until done."},
+    "open_blocking": {"type": "integer", "minimum": 0},
+}
 
 _DECISION = {
     "type": "object",
@@ -267,6 +272,8 @@ LIST = _doc(
                     "stop_reason": _STR_OR_NULL,
                     "cost_usd": _NUM_OR_NULL,
                     "reason": _STR_OR_NULL,
+                    **_OUTCOME,
+                    "counts": _COUNTS,
                 },
                 "required": ["run_id", "topic", "status", "stop_reason", "reason"],
                 "if": {"properties": {"status": {"const": "damaged"}}},
@@ -353,6 +360,7 @@ BATCH = _doc(
                     "topic": {"type": "string"},
                     "status": _STATUS,
                     "stop_reason": _STR_OR_NULL,
+                    **_OUTCOME,
                     "rounds_done": {"type": "integer"},
                     "rounds": {"type": "integer"},
                     "resolved": {"type": "integer"},
@@ -544,8 +552,9 @@ STATUS = _doc(
         },
         "stop_reason": _STR_OR_NULL,
         "stop_detail": {"type": "string"},
+        **_OUTCOME,
         "elapsed_s": {"type": "number", "minimum": 0},
-        "remaining_s": {**_NUM_OR_NULL, "description": "estimated; null when not running"},
+        "remaining_s": {**_NUM_OR_NULL, "description": "null: idle, or no turn ended"},
         "cost_usd": _NUM_OR_NULL,
         "cost_estimated": {"type": "boolean"},
         "max_cost": _NUM_OR_NULL,
