@@ -38,6 +38,7 @@ AGENTS = "Agents and models"
 LIMITS = "Limits"
 OUTPUT = "Output"
 DECISION = "Decision"
+LENGTH = "Rounds and depth"  # the options people give most: shown first
 
 RunnerKind = Literal["auto", "tmux", "subprocess"]
 Opening = Literal["blind", "sequential"]
@@ -223,12 +224,12 @@ class DebateRequest:
     depth: str | None = option(
         None, help="How deep to go: quick (the blind round, then the Judge), standard, deep "
         "(more rounds), or auto (a cross-check round, then rounds while they change "
-        "something); --rounds is the cap.", metavar="DEPTH", panel=LIMITS,
+        "something); --rounds is the cap.", metavar="DEPTH", panel=LENGTH,
         choices=DEPTHS, default_text="standard; quick when rounds is 1",
     )  # fmt: skip
     rounds: int | None = option(
         None, help=f"Rounds of one turn per side, {MIN_ROUNDS}–{MAX_ROUNDS} (1: quick); the cap "
-        "for the depth.", short="-r", metavar="N", panel=LIMITS, minimum=MIN_ROUNDS,
+        "for the depth.", short="-r", metavar="N", panel=LENGTH, minimum=MIN_ROUNDS,
         maximum=MAX_ROUNDS, default_text="3; 7 for deep and auto",
     )  # fmt: skip
     timeout: float = option(

@@ -40,10 +40,11 @@ app = typer.Typer(
     cls=Group,
 )
 app.callback(invoke_without_command=True)(info.root)
-app.command(cls=Command, rich_help_panel=DEBATES)(debate.debate)
+app.command(cls=Command, rich_help_panel=DEBATES, epilog=debate.DEBATE_EXAMPLES)(debate.debate)
 app.command(cls=Command, rich_help_panel=DEBATES)(debate.batch)
 app.command(cls=Command, rich_help_panel=DEBATES)(debate.resume)
 app.command(cls=Command, rich_help_panel=DEBATES)(watch.watch)
+app.command(cls=Command, rich_help_panel=DEBATES)(watch.attach)
 app.command(cls=Command, rich_help_panel=DEBATES)(background.status)
 app.command(cls=Command, rich_help_panel=DEBATES)(background.result)
 app.command(cls=Command, rich_help_panel=DEBATES)(background.cancel)
@@ -111,8 +112,9 @@ def _fail(message: str, code: int, kind: str, as_json: bool, ndjson: bool = Fals
         doc = error_document(kind, message, code)
         echo_json_line(doc) if ndjson and not as_json else echo_json(doc)
     else:
-        from rich.console import Console
         from rich.text import Text
 
-        Console(stderr=True).print(Text(f"collab: {message}", style="red"), soft_wrap=True)
+        from collab.cli.console import stderr_console
+
+        stderr_console().print(Text(f"collab: {message}", style="red"), soft_wrap=True)
     sys.exit(code)

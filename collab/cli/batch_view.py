@@ -11,6 +11,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.text import Text
 
 from collab.batch.record import Batch, ItemStatus
+from collab.cli.console import stderr_console
 from collab.cli.tables import RUN_STYLE, Col, FittedTable, TableCell, batch_table
 from collab.control.progress import read_progress
 from collab.errors import CollabError
@@ -25,7 +26,7 @@ class BatchView:
         self, batch: Batch, console: Console | None = None, *, follow_hint: bool = True
     ) -> None:
         self.batch = batch
-        self.console = console or Console(stderr=True)
+        self.console = console or stderr_console()
         self.live: Live | None = None
         self.bar = Progress(
             TextColumn("batch"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()

@@ -58,13 +58,32 @@ def _build_when_needed(command: Any, ctx: Any) -> None:
             param._runtime_param = _BuiltWhenNeeded(desc)
 
 
+def _no_type(ctx: Any = None) -> None:
+    return None
+
+
+def _untyped(params: list[Any]) -> list[Any]:
+    """The help shows no ``<bool>`` after a flag (it takes no value) and no ``<str>``
+    after an argument (its metavar, ``TOPIC``, ``ID``, says what it is)."""
+    for param in params:
+        if isinstance(param, typer.core.TyperArgument) or getattr(param, "is_flag", False):
+            param.display_type_rich = _no_type
+    return params
+
+
 class Command(typer.core.TyperCommand):
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         _build_when_needed(self, ctx)
         return super().parse_args(ctx, args)
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _untyped(super().get_params(ctx))
 
 
 class Group(typer.core.TyperGroup):
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         _build_when_needed(self, ctx)
         return super().parse_args(ctx, args)
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _untyped(super().get_params(ctx))

@@ -29,6 +29,20 @@ if TYPE_CHECKING:
     from collab.state import RunState
     from collab.store import RunDir
 
+# Shown under ``collab debate --help``; each line works as written (test_doc_commands
+# runs the same ones from the README).
+DEBATE_EXAMPLES = """[bold]Examples[/bold]
+
+[dim]$[/dim] collab debate "JWT vs sessions" --rounds 2
+
+[dim]$[/dim] collab debate "Adopt a monorepo?" -p maintainer-vs-innovator -c docs/design.md
+
+[dim]$[/dim] collab debate "Is this retry idempotent?" --depth quick
+
+[dim]$[/dim] collab debate --topic-file topic.txt --detach    [dim]# then: collab watch @last[/dim]
+
+More: collab presets · docs/options.md"""
+
 Parallel = Annotated[int, typer.Option("--parallel", "-P", metavar="N", help="Debates at once.")]
 TrustEntries = Annotated[
     bool,
@@ -100,8 +114,9 @@ def _detach(cfg: DebateConfig, *, as_json: bool, ndjson: bool) -> None:
     for warning in doc["warnings"] if isinstance(doc["warnings"], list) else []:
         sys.stderr.write(f"warning: {warning}\n")
     sys.stdout.write(f"{doc['run_id']}\n")
-    sys.stderr.write(f"started; follow it with: {doc['watch']} (or collab status "
-                     f"{doc['run_id']}, collab result {doc['run_id']})\n")  # fmt: skip
+    rid = doc["run_id"]
+    sys.stderr.write(f"started; join it with: collab attach {rid} (its live view, then the "
+                     f"Judge's summary) · collab status {rid} · collab result {rid}\n")  # fmt: skip
 
 
 @with_debate_options
@@ -172,6 +187,11 @@ def resume(
     if state.status == "done":
         raise UsageError(f"run {run_id} is already finished: collab show {run_id}")
     ready = check_prerequisites(state.config)
+    if not as_json:
+        from collab.cli.console import stderr_console
+        from collab.cli.finish import resume_recap
+
+        stderr_console().print(resume_recap(state))
     state = _drive(state, run_dir, ready, as_json=as_json, resumed=True)
     _finish(state, run_dir, as_json)
 

@@ -1,5 +1,6 @@
 """The line a run ends with (``collab debate``, ``resume``, ``continue``, ``watch``):
-what it came to and what to do next, bold, on stderr.
+what it came to and what to do next, bold, on stderr; and the recap a resumed run starts
+with.
 
 A run that finished says its verdict, the ledger's counts, what it cost, where its
 report is and the commands that follow (show, export, ask, continue, decide). Only a
@@ -12,10 +13,12 @@ from __future__ import annotations
 from rich.console import Console
 from rich.text import Text
 
+from collab.cli.console import stderr_console
 from collab.errors import CollabError
 from collab.outcome import outcome_of
 from collab.prices import fmt_cost
 from collab.run_ids import run_ids, short_id
+from collab.seats import SIDES
 from collab.state import RunState
 from collab.store import RunDir
 from collab.text import one_line
@@ -71,9 +74,28 @@ def outcome_line(state: RunState, run_dir: RunDir) -> Text:
     return Text(" · ".join(parts), style="bold yellow")
 
 
+def resume_recap(state: RunState) -> Text:
+    """Where ``collab resume`` takes a run up: its first turn without a saved result (or
+    the Judge), the rounds done, the turns kept, the ledger so far and what it cost."""
+    o = outcome_of(state)
+    rounds = state.config.rounds
+    todo = next(
+        (f"round {r}/{rounds}, Role {side}'s turn"
+         for r in range(1, rounds + 1) for side in SIDES if state.turn(r, side) is None),
+        "the Judge's summary",
+    )  # fmt: skip
+    cost = fmt_cost(state.cost_usd(), state.cost_estimated())
+    return Text(
+        f"↻ resuming {shown_id(state.run_id)} ({state.status}) at {todo} · "
+        f"{o.rounds_done}/{rounds} rounds done, {len(state.turns)} turns kept · "
+        f"ledger {o.counts_text()} · cost so far {cost}",
+        style="bold",
+    )
+
+
 def print_outcome(state: RunState, run_dir: RunDir, err: Console | None = None) -> None:
     """The last line of a run on stderr (and a failed run's error under it)."""
-    err = err or Console(stderr=True)
+    err = err or stderr_console()
     err.print(outcome_line(state, run_dir))
     if state.status == "failed" and state.error:
         err.print(Text(f"collab: run failed: {state.error}", style="red"))

@@ -32,6 +32,7 @@ from rich.rule import Rule
 from rich.segment import Segment
 from rich.text import Text
 
+from collab.cli.console import stderr_console
 from collab.cli.tables import SeatStance, clip_words, ledger_changes, ledger_table
 from collab.events import (
     AngleInjected,
@@ -189,7 +190,7 @@ class DebateView:
         out: Console | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self.err = err or Console(stderr=True)
+        self.err = err or stderr_console()
         self.out = out or Console()
         self.clock = clock
         self.roles: dict[str, str] = {"A": "Role A", "B": "Role B"}
@@ -367,7 +368,7 @@ class DebateView:
 
     def _turn_retry(self, ev: TurnRetry) -> None:
         msg = Text(f"↻ Role {ev.side}: {ev.reason}, retrying once", style="yellow")
-        if ev.detail:
+        if ev.detail and ev.reason != "timeout":  # "no reply within Ns": said once, at the end
             msg.append("\n" + clean(ev.detail), style="dim")
         turn = self._slot(ev.side)
         if turn is not None:

@@ -23,6 +23,7 @@ from collab.text import clean_tree
 
 __all__ = ["OUTPUT", "ROLES"]  # the panels, for the commands' own options
 _ANNOTATED: Any = Annotated  # subscripted with types known only at run time
+LEAD = ("rounds", "depth")  # first in a debate command's help
 
 
 def echo_json(doc: object) -> None:
@@ -84,9 +85,15 @@ def with_debate_options(
     actually gave as one dict (for ``request.request_from``)."""
     shared = [_parameter(opt) for opt in offered("cli", options)]
     names = [p.name for p in shared]
+    # The most used options lead the help (their panel first): --rounds, --depth.
+    lead = sorted((p for p in shared if p.name in LEAD), key=lambda p: LEAD.index(p.name))
+    shared = [p for p in shared if p.name not in LEAD]
     own = inspect.signature(command, eval_str=True)
     params: list[inspect.Parameter] = []
     for param in own.parameters.values():
+        if param.kind is inspect.Parameter.KEYWORD_ONLY and lead:
+            params.extend(lead)
+            lead = []
         params.extend(shared if param.name == "given" else [param])
 
     @functools.wraps(command)

@@ -63,15 +63,17 @@ def list_runs(as_json: o.Json = False) -> None:
         return
     from rich.console import Console  # for people only: --json, read by scripts, goes without
 
+    from collab.cli.console import stderr_console
+
     if not runs:
-        Console(stderr=True).print('no runs yet: collab debate "TOPIC"')
+        stderr_console().print('no runs yet: collab debate "TOPIC"')
         return
     from collab.cli.tables import damaged_lines, runs_table
 
     rows = [run_row(r) for r in runs]
     Console().print(runs_table(rows))
     for line in damaged_lines(rows):
-        Console(stderr=True).print(line, soft_wrap=True)
+        stderr_console().print(line, soft_wrap=True)
 
 
 def show(
@@ -115,15 +117,18 @@ def export(
     run_id: RunId,
     *,
     output: Annotated[
-        Path,
+        Path | None,
         typer.Option(
             "--output",
             "-o",
             metavar="PATH",
             help="File to write: .html, .md or .json; for --format adr a file or the "
-            "directory of your records (it takes the next free number there).",
+            "directory of your records (it takes the next free number there). "
+            "[dim]\\[default: collab-ID.html here (.md, .json for those formats); for adr "
+            "the next free number here][/dim]",
+            show_default=False,
         ),
-    ],
+    ] = None,
     fmt: Annotated[
         str | None,
         typer.Option(
@@ -140,9 +145,11 @@ def export(
     from collab.errors import UsageError
 
     if fmt == "adr":
-        output, text = _adr(run_id, output)
+        output, text = _adr(run_id, output or Path("."))
         _write(output, text, mode=0o644)  # a record for the team's repository
         return
+    if output is None:  # said in full: the person did not name it
+        output = default_export(run_id, fmt or "html").resolve()
     kind = fmt or {".html": "html", ".htm": "html", ".md": "md", ".json": "json"}.get(
         output.suffix.lower(), ""
     )
@@ -154,6 +161,14 @@ def export(
     _write(output, text)
 
 
+def default_export(run_id: str, fmt: str) -> Path:
+    """``collab-3fa9c1.html`` in the current directory: the run's short id, the format's
+    suffix (an unknown format is refused where the format is read)."""
+    from collab.cli.finish import shown_id
+
+    return Path(f"collab-{shown_id(run_id)}.{fmt}")
+
+
 def _write(output: Path, text: str, mode: int = 0o600) -> None:
     from collab.errors import UsageError
     from collab.store import atomic_write
@@ -162,7 +177,9 @@ def _write(output: Path, text: str, mode: int = 0o600) -> None:
         atomic_write(output, text, mode=mode)
     except OSError as exc:
         raise UsageError(f"cannot write {output}: {exc.strerror}") from None
-    sys.stderr.write(f"wrote {output}\n")
+    # A report may quote the context files: only its owner may read it, and they are told.
+    private = " (mode 0600: only you can read it; chmod it to share)" if mode == 0o600 else ""
+    sys.stderr.write(f"wrote {output}{private}\n")
 
 
 def _adr(run_id: str, output: Path) -> tuple[Path, str]:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from collab.cli.runs import RunOrBatchId, is_batch_id
+from collab.cli.runs import RunId, RunOrBatchId, is_batch_id
 
 if TYPE_CHECKING:
     from collab.cli.live import DebateView
@@ -53,6 +53,34 @@ def watch(run_id: RunOrBatchId) -> None:
     if code is None:
         code = EXIT_BY_STATUS.get(state.status, 1)
     raise typer.Exit(code)
+
+
+def attach(run_id: RunId) -> None:
+    """Join a debate started elsewhere (--detach, a batch, another terminal): its live
+    view, then the Judge's summary; a finished one shows its summary at once."""
+    from collab.cli.finish import print_outcome
+    from collab.cli.live import DebateView
+    from collab.eventlog import EventReader
+    from collab.events import JudgeFinished
+    from collab.state import load_state
+    from collab.store import RunDir
+
+    run_dir = RunDir(run_id)
+    state = load_state(run_dir)
+    if state.status == "running" or _driven(run_dir.path):
+        watch(run_id)  # the live view from its start, until it ends
+        return
+    view = DebateView()
+    judged = [
+        logged
+        for logged in EventReader(run_dir.path / "events.jsonl").new()
+        if isinstance(logged.event, JudgeFinished)
+    ]
+    for logged in judged[-1:]:  # the summary it ended with, not the whole replay
+        view.handle(logged)
+    view.close()
+    print_outcome(state, run_dir, view.err)
+    raise typer.Exit(EXIT_BY_STATUS.get(state.status, 1))
 
 
 def watch_batch(batch_id: str) -> int:

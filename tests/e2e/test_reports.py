@@ -169,7 +169,8 @@ def test_export_writes_each_format(
     for name, extra, kind in cases:
         target = out / name
         res = run_cli(capsys, "export", run.run_id, "-o", str(target), *extra)
-        assert (res.code, res.out, res.err) == (0, "", f"wrote {target}\n"), name
+        private = " (mode 0600: only you can read it; chmod it to share)"
+        assert (res.code, res.out, res.err) == (0, "", f"wrote {target}{private}\n"), name
         assert target.read_text(encoding="utf-8") == shown[kind], name
     assert (out / "decision.html").read_text(encoding="utf-8") == (
         run.dir / "report.html"
