@@ -25,11 +25,8 @@ from collab.store import RunDir, new_run_id
 from tests.unit.test_orchestrator import config, fresh_point
 from tests.unit.test_outcome_views import finished, interrupted
 
-COMMANDS = [
-    "debate", "batch", "resume", "watch", "attach", "status", "result", "cancel", "continue",
-    "ask", "decide", "list", "show", "export", "stats", "gate", "comment", "doctor", "schema",
-    "mcp", "presets", "skill install",
-]  # fmt: skip
+# Flags, arguments and groups of every kind (the fix is in the command classes all share).
+COMMANDS = ["debate", "batch", "resume", "status", "attach", "export", "presets", "skill install"]
 
 
 def cli(*args: str, width: int = 160) -> tuple[int, str]:
