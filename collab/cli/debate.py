@@ -16,7 +16,7 @@ from collab.cli import ci
 from collab.cli import options as o
 from collab.cli.options import echo_json, echo_json_line, with_debate_options
 from collab.cli.runs import RunId
-from collab.errors import EXIT_FAILED, EXIT_INTERRUPTED
+from collab.errors import EXIT_FAILED
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -305,7 +305,7 @@ def _drive(
             state, run_dir, ready, resumed=resumed,
             event_sinks=[lambda logged: echo_json_line(logged.to_json())],
         )  # fmt: skip
-    from collab.cli.finish import print_outcome
+    from collab.cli.finish import outcome_line
     from collab.cli.live import DebateView
     from collab.errors import Interrupted
 
@@ -314,8 +314,9 @@ def _drive(
         return drive(state, run_dir, ready, resumed=resumed, event_sinks=[view.handle])
     except Interrupted:
         view.close()
-        print_outcome(state, run_dir, view.err)  # says how to go on: no second line
-        raise typer.Exit(EXIT_INTERRUPTED) from None
+        # How far it got; the error line under it says how to go on.
+        view.err.print(outcome_line(state, run_dir, resume_hint=False))
+        raise
     finally:
         view.close()
 

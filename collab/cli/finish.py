@@ -34,7 +34,9 @@ def shown_id(run_id: str) -> str:
         return run_id
 
 
-def outcome_line(state: RunState, run_dir: RunDir) -> Text:
+def outcome_line(state: RunState, run_dir: RunDir, *, resume_hint: bool = True) -> Text:
+    """``resume_hint``: a stopped run's line names ``collab resume`` with its whole id
+    (the id the error line under it names too, when there is one)."""
     o = outcome_of(state)
     sid = shown_id(state.run_id)
     cost = "cost " + fmt_cost(state.cost_usd(), state.cost_estimated())
@@ -69,7 +71,7 @@ def outcome_line(state: RunState, run_dir: RunDir) -> Text:
             f"{head} in round {at}/{o.rounds}",
             f"so far {o.verdict}: {o.counts_text()}",
             cost,
-            f"continue with: collab resume {sid}",
+            *([f"continue with: collab resume {state.run_id}"] if resume_hint else []),
         ]
     return Text(" · ".join(parts), style="bold yellow")
 

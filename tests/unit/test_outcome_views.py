@@ -98,11 +98,12 @@ def test_a_finished_run_ends_with_its_verdict_and_what_to_do_next(width: int) ->
 @pytest.mark.parametrize("width", [80, 160])
 def test_an_interrupted_run_says_stopped_and_how_to_go_on(width: int) -> None:
     state = interrupted().state
-    sid = short_id(state.run_id, [state.run_id])
     line = line_of(state, width)
     assert "stopped: interrupted in round 2/3" in line
     assert "so far split: 2 open (1 blocking)" in line  # the ledger so far
-    assert f"collab resume {sid}" in line
+    assert f"collab resume {state.run_id}" in line
+    # collab debate's own error line says it next: said once
+    assert "collab resume" not in outcome_line(state, RunDir(state.run_id), resume_hint=False)
     assert "verdict" not in line.replace("so far", "")  # no final verdict claimed
 
 
