@@ -115,8 +115,9 @@ def _detach(cfg: DebateConfig, *, as_json: bool, ndjson: bool) -> None:
         sys.stderr.write(f"warning: {warning}\n")
     sys.stdout.write(f"{doc['run_id']}\n")
     rid = doc["run_id"]
-    sys.stderr.write(f"started; join it with: collab attach {rid} (its live view, then the "
-                     f"Judge's summary) · collab status {rid} · collab result {rid}\n")  # fmt: skip
+    sys.stderr.write(f"started; follow it with: {doc['watch']} or collab attach {rid} (its "
+                     f"live view, then the Judge's summary; not the raw panes), collab status "
+                     f"{rid}, collab result {rid}\n")  # fmt: skip
 
 
 @with_debate_options
