@@ -54,6 +54,12 @@ class RunOutcome:
     def counts_text(self) -> str:
         return counts_text(self.counts, self.open_blocking)
 
+    def stop_phrase(self) -> str:
+        """``ended: max-rounds``, ``stopped: interrupted``, ``stop: —`` (none yet)."""
+        if self.stop_reason is None:
+            return "stop: —"
+        return f"{'ended' if self.finished else 'stopped'}: {self.stop_reason}"
+
     def fields(self) -> dict[str, object]:
         """What the ``--json`` documents (list, status, batch) add for the outcome: the
         verdict once the run is done (null before: a ledger still growing has none)."""

@@ -20,6 +20,7 @@ from markupsafe import Markup
 from collab import __version__
 from collab.config import AgentChoice
 from collab.ledger import Issue, Ledger, Status, counts, get
+from collab.outcome import outcome_of
 from collab.prices import fmt_cost
 from collab.report.markdown import cost_parts, judge_title, tokens_line
 from collab.report.markup import answer_first, markdown_html, prose_html
@@ -236,6 +237,7 @@ def render_html(state: RunState) -> str:
         lang="ja" if cfg.lang == "ja" else "en",
         nav=nav,
         judge_title=judge_title(state),
+        stop_phrase=outcome_of(state).stop_phrase(),
         cost=cost_parts(state),
         seats=_seats(state),
         summary=summary,

@@ -14,6 +14,7 @@ from itertools import groupby
 from collab.favours import flip_of
 from collab.ledger import get, open_blocking
 from collab.ledger_summary import ledger_markdown
+from collab.outcome import counts_text, outcome_of
 from collab.prices import fmt_cost
 from collab.report.decision_input import flip_text
 from collab.report.markup import demote_headings
@@ -193,6 +194,7 @@ def render_markdown_report(state: RunState) -> str:
     """The HTML page's outline as Markdown (the transcript keeps the chronological view)."""
     cfg = state.config
     ledger = state.ledger()
+    outcome = outcome_of(state)
     out = [
         _title(state),
         "",
@@ -202,9 +204,9 @@ def render_markdown_report(state: RunState) -> str:
             for r, a in ((cfg.role_a, cfg.agent_a), (cfg.role_b, cfg.agent_b))
         ),
         f"- Judge: {_seat(cfg.judge.agent, cfg.judge.model)}",
-        f"- Rounds: {state.rounds_done()} of {cfg.rounds} · stopped: {state.stop_reason or '—'}"
+        f"- Rounds: {state.rounds_done()} of {cfg.rounds} · {outcome.stop_phrase()}"
         + (f" — {state.stop_detail}" if state.stop_detail else "")
-        + f" · verdict: {state.verdict()}"
+        + f" · verdict: {state.verdict()} ({counts_text(outcome.counts)})"
         + (f" · open blocking: {n}" if (n := open_blocking(ledger)) else ""),
         f"- {_cost(state)} · tokens: {tokens_line(state)}",
     ]

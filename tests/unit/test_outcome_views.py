@@ -289,3 +289,15 @@ def test_the_turns_running_now_are_not_counted_again_in_the_time_left(
     beat = [e for e in seen if isinstance(e, Heartbeat)][-1]
     assert beat.turn_left_s == 2.0
     assert beat.run_left_s == 2.0 + 4 * 3.0 + 3.0  # B's rest, 4 turns, the Judge
+
+
+def test_show_gives_the_verdict_with_its_counts_and_ended_or_stopped() -> None:
+    done, cut = finished().state, interrupted().state
+    code, out = cli("show", done.run_id, "--format", "md")
+    assert code == 0
+    assert "ended: max-rounds" in out and "stopped" not in out.split("## ")[1]
+    assert "verdict: split (2 open · 0 resolved · 0 dropped) · open blocking: 1" in out
+    code, out = cli("show", cut.run_id, "--format", "md")
+    assert code == 0 and "stopped: interrupted" in out
+    page = (RunDir(done.run_id).path / "report.html").read_text()
+    assert "ended: max-rounds" in page and "stopped:" not in page
