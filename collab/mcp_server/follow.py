@@ -24,6 +24,7 @@ from collab.events import (
     Stopped,
     TurnFinished,
 )
+from collab.outcome import FINISHING_REASONS
 from collab.store import RunDir
 
 Report = Callable[[float, float, str], Awaitable[None]]
@@ -60,7 +61,8 @@ class Tracker:
                 return None
             case Stopped():
                 self.done = self.total - 1
-                return f"stopped: {ev.reason} — {ev.detail}"
+                ended = "ended" if ev.reason in FINISHING_REASONS else "stopped"
+                return f"{ended}: {ev.reason} — {ev.detail}"
             case JudgeStarted():
                 self.done = self.total - 1
                 return "the Judge is writing the summary"

@@ -301,3 +301,16 @@ def test_show_gives_the_verdict_with_its_counts_and_ended_or_stopped() -> None:
     assert code == 0 and "stopped: interrupted" in out
     page = (RunDir(done.run_id).path / "report.html").read_text()
     assert "ended: max-rounds" in page and "stopped:" not in page
+
+
+@pytest.mark.parametrize(
+    ("reason", "said"),
+    [("max-rounds", "ended: max-rounds"), ("converged-early", "ended: converged-early"),
+     ("budget", "stopped: budget"), ("timeout", "stopped: timeout")],
+)  # fmt: skip
+def test_an_mcp_hosts_progress_says_ended_or_stopped(reason: str, said: str) -> None:
+    from collab.events import Logged, Stopped
+    from collab.mcp_server.follow import Tracker
+
+    message = Tracker(3).message(Logged(1, 0.0, Stopped(reason, "why")))
+    assert message == f"{said} — why"
