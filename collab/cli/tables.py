@@ -222,7 +222,6 @@ _BATCH_COLUMNS = (
 )
 _BATCH_LAYOUTS = (
     ("topic", "stop", "rounds", "resolved", "open", "dropped", "verdict", "cost", "run"),
-    ("topic", "stop", "verdict", "rounds", "rod", "cost", "run"),
     ("topic", "stop", "verdict", "rod", "cost", "run"),
     ("topic", "stop", "verdict", "rod", "run"),
     ("topic", "stop", "rod", "run"),
@@ -241,7 +240,7 @@ def batch_table(
         cost = r["cost_usd"]
         counts = (str(r["resolved"]), str(r["open"]), str(r["dropped"]))
         cells.append({
-            "topic": one_line(str(r["topic"]), 40),
+            "topic": one_line(str(r["topic"]), 80),
             "stop": Text(stop_shown(r["stop_reason"]) if r["stop_reason"] else str(r["status"]),
                          style=RUN_STYLE.get(str(r["status"]), "")),
             "rounds": f"{r['rounds_done']}/{r['rounds']}",
@@ -251,7 +250,7 @@ def batch_table(
             "run": ids.get(str(r["run_id"]), str(r["run_id"])),
             "verdict": Text(verdict or "—", style=VERDICT_STYLE.get(str(r.get("verdict")), "")),
         })  # fmt: skip
-    return FittedTable(_BATCH_COLUMNS, _BATCH_LAYOUTS, cells, free_min=12, title=title)
+    return FittedTable(_BATCH_COLUMNS, _BATCH_LAYOUTS, cells, free_min=20, title=title)
 
 
 # -- the issue ledger, collab doctor -------------------------------------------------------
