@@ -44,6 +44,7 @@ class Tracker:
         self.round = 0
         self.rounds = rounds
         self.beat: Heartbeat | None = None
+        self.paced = False  # a turn has ended: the estimate rests on this run's own pace
 
     def message(self, logged: Logged) -> str | None:
         ev = logged.event
@@ -53,7 +54,7 @@ class Tracker:
                 return f"round {self.round}/{self.rounds} started"
             case TurnFinished():
                 self.done = min(self.total - 1, self.done + 1)
-                self.beat = None
+                self.beat, self.paced = None, True
                 line = summary(ev.prose, 120)
                 return f"round {ev.round}: {ev.side} ({ev.role}) {ev.status} — {line}".rstrip(" —")
             case Heartbeat():
@@ -78,10 +79,8 @@ class Tracker:
         elapsed = time.monotonic() - started
         if beat is None:
             return f"working · {elapsed:.0f}s so far"
-        return (
-            f"{beat.side} writing for {beat.elapsed_s:.0f}s · "
-            f"{elapsed:.0f}s so far · about {beat.run_left_s:.0f}s left"
-        )
+        left = f" · about {beat.run_left_s:.0f}s left" if self.paced else ""
+        return f"{beat.side} writing for {beat.elapsed_s:.0f}s · {elapsed:.0f}s so far{left}"
 
     def value(self, heartbeat: bool = False) -> float:
         """The next progress value: never lower than the last, strictly higher each time."""

@@ -314,3 +314,17 @@ def test_an_mcp_hosts_progress_says_ended_or_stopped(reason: str, said: str) -> 
 
     message = Tracker(3).message(Logged(1, 0.0, Stopped(reason, "why")))
     assert message == f"{said} — why"
+
+
+def test_an_mcp_hosts_progress_guesses_no_time_left_before_a_turn_ended() -> None:
+    from collab.events import Logged
+    from collab.mcp_server.follow import Tracker
+
+    tracker = Tracker(3)
+    beat = Heartbeat("A", elapsed_s=1.0, turn_left_s=29.0, run_left_s=209.0, round=1)
+    tracker.message(Logged(1, 0.0, beat))
+    assert "left" not in tracker.heartbeat(0.0)  # 209 s would be FIRST_GUESS, not this run
+    done = TurnFinished(1, "A", "a", "ok", 3.0, None, False, None, (), (), None, "", ())
+    tracker.message(Logged(2, 0.0, done))
+    tracker.message(Logged(3, 0.0, Heartbeat("B", 1.0, 2.0, 17.0, round=1)))
+    assert "about 17s left" in tracker.heartbeat(0.0)
