@@ -22,6 +22,13 @@ VERDICT_TEXT = (
     "some open), split (all open)."
 )
 
+# The optional fields a list, status or batch row gives for its run (their JSON Schema):
+# the verdict once the run is done (null before), and its open blocking issues.
+VERDICT_FIELDS: dict[str, object] = {
+    "verdict": {"enum": [*VERDICTS, None], "description": VERDICT_TEXT + " Null until done."},
+    "open_blocking": {"type": "integer", "minimum": 0},
+}
+
 
 def verdict(ledger: Ledger, any_contract: bool, *, quick: bool = False) -> Verdict:
     if quick or not any_contract or not ledger.issues:

@@ -26,7 +26,7 @@ from collab.skill import InstallAction
 from collab.state import RunStatus
 from collab.stats import DEPTH_STATS_JSON_SCHEMA
 from collab.turns import TurnStatus
-from collab.verdict import VERDICT_TEXT, VERDICTS
+from collab.verdict import VERDICT_FIELDS, VERDICT_TEXT, VERDICTS
 
 _NUM_OR_NULL: dict[str, Any] = {"type": ["number", "null"]}
 _STR_OR_NULL: dict[str, Any] = {"type": ["string", "null"]}
@@ -96,11 +96,6 @@ _COUNTS = {
     "type": "object",
     "properties": {k: {"type": "integer", "minimum": 0} for k in ("open", "resolved", "dropped")},
     "required": ["open", "resolved", "dropped"],
-}
-# Optional in list, status and batch rows: the verdict once done, open blocking issues.
-_OUTCOME = {
-    "verdict": {"enum": [*VERDICTS, None], "description": VERDICT_TEXT + " Null until done."},
-    "open_blocking": {"type": "integer", "minimum": 0},
 }
 
 _DECISION = {
@@ -272,8 +267,6 @@ LIST = _doc(
                     "stop_reason": _STR_OR_NULL,
                     "cost_usd": _NUM_OR_NULL,
                     "reason": _STR_OR_NULL,
-                    **_OUTCOME,
-                    "counts": _COUNTS,
                 },
                 "required": ["run_id", "topic", "status", "stop_reason", "reason"],
                 "if": {"properties": {"status": {"const": "damaged"}}},
@@ -360,7 +353,6 @@ BATCH = _doc(
                     "topic": {"type": "string"},
                     "status": _STATUS,
                     "stop_reason": _STR_OR_NULL,
-                    **_OUTCOME,
                     "rounds_done": {"type": "integer"},
                     "rounds": {"type": "integer"},
                     "resolved": {"type": "integer"},
@@ -552,7 +544,6 @@ STATUS = _doc(
         },
         "stop_reason": _STR_OR_NULL,
         "stop_detail": {"type": "string"},
-        **_OUTCOME,
         "elapsed_s": {"type": "number", "minimum": 0},
         "remaining_s": {**_NUM_OR_NULL, "description": "null: idle, or no turn ended"},
         "cost_usd": _NUM_OR_NULL,
@@ -597,6 +588,8 @@ SERVER = _doc(
 
 GATE = _doc(GATE_SCHEMA, dict(GATE_PROPERTIES), GATE_REQUIRED)  # `collab gate ID --json`
 RESULT["properties"]["gate"] = GATE
+for _row in (LIST["properties"]["runs"]["items"], BATCH["properties"]["runs"]["items"], STATUS):
+    _row["properties"].update(VERDICT_FIELDS, counts=_COUNTS)  # optional, added under /1
 
 SCHEMAS: dict[str, dict[str, Any]] = {
     s["title"]: s
