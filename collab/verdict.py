@@ -9,9 +9,9 @@
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
-from collab.ledger import Ledger
+from collab.ledger import STATUSES, Ledger
 
 Verdict = Literal["consensus", "partial", "split", "inconclusive"]
 VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
@@ -22,12 +22,24 @@ VERDICT_TEXT = (
     "some open), split (all open)."
 )
 
-# The optional fields a list, status or batch row gives for its run (their JSON Schema):
-# the verdict once the run is done (null before), and its open blocking issues.
+# The optional fields a list, status or batch row gives for its run (their JSON Schema;
+# collab.outcome makes them): the verdict once the run is done (null before), its open
+# blocking issues, the issues by status.
 VERDICT_FIELDS: dict[str, object] = {
     "verdict": {"enum": [*VERDICTS, None], "description": VERDICT_TEXT + " Null until done."},
     "open_blocking": {"type": "integer", "minimum": 0},
+    "counts": {
+        "type": "object",
+        "properties": {s: {"type": "integer", "minimum": 0} for s in STATUSES},
+        "required": list(STATUSES),
+    },
 }
+
+
+def with_verdict(*objects: dict[str, Any]) -> None:
+    """Declare :data:`VERDICT_FIELDS` in each object schema (optional ones: no new version)."""
+    for obj in objects:
+        obj["properties"].update(VERDICT_FIELDS)
 
 
 def verdict(ledger: Ledger, any_contract: bool, *, quick: bool = False) -> Verdict:

@@ -26,7 +26,7 @@ from collab.skill import InstallAction
 from collab.state import RunStatus
 from collab.stats import DEPTH_STATS_JSON_SCHEMA
 from collab.turns import TurnStatus
-from collab.verdict import VERDICT_FIELDS, VERDICT_TEXT, VERDICTS
+from collab.verdict import VERDICT_TEXT, VERDICTS, with_verdict
 
 _NUM_OR_NULL: dict[str, Any] = {"type": ["number", "null"]}
 _STR_OR_NULL: dict[str, Any] = {"type": ["string", "null"]}
@@ -588,8 +588,7 @@ SERVER = _doc(
 
 GATE = _doc(GATE_SCHEMA, dict(GATE_PROPERTIES), GATE_REQUIRED)  # `collab gate ID --json`
 RESULT["properties"]["gate"] = GATE
-for _row in (LIST["properties"]["runs"]["items"], BATCH["properties"]["runs"]["items"], STATUS):
-    _row["properties"].update(VERDICT_FIELDS, counts=_COUNTS)  # optional, added under /1
+with_verdict(LIST["properties"]["runs"]["items"], BATCH["properties"]["runs"]["items"], STATUS)
 
 SCHEMAS: dict[str, dict[str, Any]] = {
     s["title"]: s

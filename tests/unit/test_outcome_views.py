@@ -328,3 +328,23 @@ def test_an_mcp_hosts_progress_guesses_no_time_left_before_a_turn_ended() -> Non
     tracker.message(Logged(2, 0.0, done))
     tracker.message(Logged(3, 0.0, Heartbeat("B", 1.0, 2.0, 17.0, round=1)))
     assert "about 17s left" in tracker.heartbeat(0.0)
+
+
+def test_the_schemas_hold_the_outcome_fields_to_their_values() -> None:
+    from jsonschema import ValidationError
+
+    state = finished().state
+    docs = [
+        list_document(stored_runs()),
+        status_document(RunDir(state.run_id)),
+    ]
+    for doc in docs:
+        validate(doc)
+        row = doc["runs"][0] if "runs" in doc else doc  # type: ignore[index]
+        for field, bad in (("verdict", "unanimous"), ("open_blocking", -1)):
+            broken = json.loads(json.dumps(doc))
+            target = broken["runs"][0] if "runs" in broken else broken
+            target[field] = bad
+            with pytest.raises(ValidationError):
+                validate(broken)
+        assert row["verdict"] == "split"
