@@ -24,6 +24,8 @@ from collab.store import RunDir
 from collab.text import one_line
 
 REPORT = "report.html"
+# A run that stopped with no stop reason, by its status (its driver died, or never began).
+_NOT_GOING = {"running": "its driver ended", "pending": "not started"}
 
 
 def shown_id(run_id: str) -> str:
@@ -52,7 +54,7 @@ def outcome_line(state: RunState, run_dir: RunDir, *, resume_hint: bool = True) 
             f"next: collab show {sid} · collab export {sid} · collab ask|continue|decide {sid}",
         ]
         return Text(" · ".join(parts), style="bold green" if o.verdict == "consensus" else "bold")
-    reason = o.stop_reason or state.status
+    reason = o.stop_reason or _NOT_GOING.get(state.status, state.status)
     detail = "" if reason == "interrupted" or not o.stop_detail else f" — {o.stop_detail}"
     head = f"■ stopped: {reason}{one_line(detail, 120)}"
     if state.status == "done":  # cut short by a limit, but judged

@@ -46,7 +46,7 @@ def watch(run_id: RunOrBatchId) -> None:
     finally:
         view.close()
     state = load_state(run_dir)
-    if code != 0 and state.status != "done" and code is None:
+    if code is None and state.status != "done":
         view.err.print(f"[yellow]run {run_id} is not running ({state.status})[/yellow]",
                        highlight=False)  # fmt: skip
     print_outcome(state, run_dir, view.err)  # the verdict, or how to go on
