@@ -19,7 +19,7 @@ from collab.options import (
     Opening,
     RunnerKind,
 )
-from collab.seats import SIDES, Side
+from collab.seats import SEATS, TURN_ORDERS, Seat, Side, TurnOrder, seat_index
 
 LANGS: tuple[Lang, ...] = get_args(Lang)
 
@@ -79,12 +79,33 @@ class DebateConfig:
     options: tuple[str, ...] = ()
     constraints: tuple[str, ...] = ()
     leaning: str | None = None
+    # A panel's seats after the first two (C, D, E), with their agents: ``roles`` and
+    # ``agents`` give every seat in order, and every seat is read through them.
+    more_roles: tuple[Role, ...] = ()
+    more_agents: tuple[AgentChoice, ...] = ()
+    # --quorum K: an issue resolves once K present seats agree with a reason and no
+    # present seat contests it (None: every present seat but its raiser must agree).
+    quorum: int | None = None
+    # How rounds after the first are ordered (collab.seats.round_order).
+    turn_order: TurnOrder = "rotating"
+
+    @property
+    def roles(self) -> tuple[Role, ...]:
+        return (self.role_a, self.role_b, *self.more_roles)
+
+    @property
+    def agents(self) -> tuple[AgentChoice, ...]:
+        return (self.agent_a, self.agent_b, *self.more_agents)
+
+    @property
+    def seats(self) -> tuple[Seat, ...]:
+        return SEATS[: len(self.roles)]
 
     def role(self, side: Side) -> Role:
-        return self.role_a if side == "A" else self.role_b
+        return self.roles[seat_index(side)]
 
     def agent(self, side: Side) -> AgentChoice:
-        return self.agent_a if side == "A" else self.agent_b
+        return self.agents[seat_index(side)]
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -93,8 +114,8 @@ class DebateConfig:
     def from_fields(f: Fields) -> DebateConfig:
         return DebateConfig(
             topic=f.str("topic"),
-            role_a=_role(f.obj("role_a")),
-            role_b=_role(f.obj("role_b")),
+            role_a=_role(f.obj("role_a"), SEATS[:2]),
+            role_b=_role(f.obj("role_b"), SEATS[:2]),
             preset=f.str("preset", "custom"),
             rounds=f.int("rounds"),
             contexts=tuple(ContextFile(c.str("path"), c.str("text")) for c in f.items("contexts")),
@@ -116,11 +137,15 @@ class DebateConfig:
             options=tuple(f.strs("options")),
             constraints=tuple(f.strs("constraints")),
             leaning=f.opt_str("leaning"),
+            more_roles=tuple(_role(r, SEATS) for r in f.items("more_roles")),
+            more_agents=tuple(_agent(a) for a in f.items("more_agents")),
+            quorum=f.opt_int("quorum"),
+            turn_order=f.literal("turn_order", TURN_ORDERS, "rotating"),
         )
 
 
-def _role(f: Fields) -> Role:
-    return Role(side=f.literal("side", SIDES), name=f.str("name"), description=f.str("description"))
+def _role(f: Fields, seats: tuple[Seat, ...]) -> Role:
+    return Role(side=f.literal("side", seats), name=f.str("name"), description=f.str("description"))
 
 
 def _agent(f: Fields) -> AgentChoice:

@@ -15,10 +15,12 @@ from itertools import pairwise
 from typing import Literal, get_args
 
 from collab.ledger import Issue, Ledger, get, new_points
+from collab.seats import SEATS
 
 # Why a debate stopped: the one type every surface (state.json, the schemas, the docs)
 # names. ``no-contract``: round 1 yielded no usable contract from any side, after the
-# re-asks, so the debate stops there rather than run every round blind.
+# re-asks, so the debate stops there rather than run every round blind. ``too-few-seats``:
+# fewer than two seats answered the opening round (there is no one to debate).
 StopReason = Literal[
     "converged-early",
     "circular-break",
@@ -28,6 +30,7 @@ StopReason = Literal[
     "interrupted",
     "no-contract",
     "settled",
+    "too-few-seats",
 ]
 STOP_REASONS: tuple[StopReason, ...] = get_args(StopReason)
 
@@ -57,11 +60,21 @@ def _stuck(history: Sequence[Issue | None], similarity: float) -> bool:
     if any(issue is None or issue.status != "open" for issue in history):
         return False
     return all(
-        prev is not None
-        and cur is not None
-        and same_text(prev.evidence_a, cur.evidence_a, similarity)
-        and same_text(prev.evidence_b, cur.evidence_b, similarity)
+        prev is not None and cur is not None and _same_evidence(prev, cur, similarity)
         for prev, cur in pairwise(history)
+    )
+
+
+def _same_evidence(old: Issue, new: Issue, similarity: float) -> bool:
+    """Every seat's evidence on the issue substantially the same as before."""
+    return all(same_text(old.evidence(s), new.evidence(s), similarity) for s in SEATS)
+
+
+def too_few_seats(answered: int, seats: int) -> Decision:
+    """After the opening round: one seat answered (none is a failed run, decided later)."""
+    return Decision(
+        "too-few-seats",
+        detail=f"only {answered} of {seats} seats answered the opening round: nothing to debate",
     )
 
 
@@ -172,10 +185,7 @@ def changes(before: Ledger, after: Ledger, similarity: float = 0.85) -> tuple[st
             out.append(f"new point {issue.id}")
         elif old.status != issue.status:
             out.append(f"{issue.id} {old.status} → {issue.status}")
-        elif issue.status == "open" and not (
-            same_text(old.evidence_a, issue.evidence_a, similarity)
-            and same_text(old.evidence_b, issue.evidence_b, similarity)
-        ):
+        elif issue.status == "open" and not _same_evidence(old, issue, similarity):
             out.append(f"new evidence on {issue.id}")
     return tuple(out)
 

@@ -21,26 +21,24 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal, TypeVar, get_args
 
-from collab.contract import DEFAULT_SEVERITY, SEVERITIES, STANCE_KINDS, StanceKind
+from collab.contract import STANCE_KINDS, StanceKind
 from collab.decision import DECISION_KINDS, HumanDecision
-from collab.evidence import EVIDENCE_STATUSES, EvidenceCheck
+from collab.fields import DamagedField, Fields
 from collab.ledger import (
-    STATUSES,
     Issue,
     Ledger,
     Resolution,
-    SeverityChange,
     counts,
     ledger_to_dict,
 )
 from collab.seats import SIDES, Side
-from collab.state import RunStatus
+from collab.state import RunStatus, issue_from_fields
 from collab.turns import TURN_STATUSES, TurnRecord, TurnStatus
 
 EVENT_SCHEMA = "collab.event/1"
 
 # Who a turn event is about: a debater, or the Judge.
-Speaker = Literal["A", "B", "judge"]
+Speaker = Literal["A", "B", "C", "D", "E", "judge"]
 SPEAKERS: tuple[Speaker, ...] = get_args(Speaker)
 RESOLUTIONS: tuple[Resolution, ...] = get_args(Resolution)
 RUN_STATUSES: tuple[RunStatus, ...] = get_args(RunStatus)
@@ -81,6 +79,8 @@ class RoundStarted:
     kind: ClassVar[str] = "round_started"
     round: int
     total: int
+    order: tuple[Side, ...] = ()  # the seats as they speak (empty: before panels)
+    at_once: bool = False
 
 
 @dataclass(frozen=True)
@@ -179,6 +179,8 @@ class LedgerUpdated:
     kind: ClassVar[str] = "ledger"
     round: int
     ledger: Ledger
+    answered: tuple[Side, ...] = ()  # the seats that answered, of ``seats`` (0: not said)
+    seats: int = 0
 
 
 @dataclass(frozen=True)
@@ -314,7 +316,12 @@ def _fields(ev: Event) -> dict[str, object]:
         case Planned():
             return {"plan": dict(ev.plan), "lines": list(ev.lines)}
         case RoundStarted():
-            return {"round": ev.round, "total": ev.total}
+            return {
+                "round": ev.round,
+                "total": ev.total,
+                "order": [*ev.order],
+                "at_once": ev.at_once,
+            }
         case TurnStarted():
             return {"round": ev.round, "side": ev.side, "role": ev.role}
         case Text():
@@ -345,6 +352,8 @@ def _fields(ev: Event) -> dict[str, object]:
                 "round": ev.round,
                 "issues": ledger_to_dict(ev.ledger),
                 "counts": counts(ev.ledger),
+                "answered": list(ev.answered),
+                "seats": ev.seats,
             }
         case AngleInjected():
             return {"round": ev.round, "text": ev.text, "issue_ids": list(ev.issue_ids)}
@@ -425,8 +434,11 @@ class _Doc:
             raise self.bad(key, "true or false")
         return v
 
-    def one_of(self, key: str, values: tuple[_T, ...]) -> _T:
-        v = self.doc.get(key)
+    def seats(self, key: str) -> tuple[Side, ...]:  # a list of seats A–E; missing is empty
+        return tuple(self.one_of(key, SIDES, v) for v in self.strings(key))
+
+    def one_of(self, key: str, values: tuple[_T, ...], v: object = None) -> _T:
+        v = self.doc.get(key) if v is None else v
         for allowed in values:
             if v == allowed:
                 return allowed
@@ -454,34 +466,10 @@ class _Doc:
 
 
 def _issue(d: _Doc) -> Issue:
-    dropped = d.strings("dropped_by")
-    if not set(dropped) <= set(SIDES):
-        raise d.bad("dropped_by", "a list of sides A/B")
-    resolution = None if d.doc.get("resolution") is None else d.one_of("resolution", RESOLUTIONS)
-    return Issue(
-        id=d.string("id"), title=d.string("title"), raised_by=d.one_of("raised_by", SIDES),
-        status=d.one_of("status", STATUSES), evidence_a=d.string("evidence_a", ""),
-        evidence_b=d.string("evidence_b", ""), round_opened=d.integer("round_opened"),
-        round_updated=d.integer("round_updated"),
-        dropped_by=frozenset(s for s in SIDES if s in dropped), resolution=resolution,
-        reason=d.string("reason", ""),
-        severity=d.one_of("severity", SEVERITIES) if "severity" in d.doc else DEFAULT_SEVERITY,
-        severity_changes=tuple(
-            SeverityChange(c.one_of("side", SIDES), c.one_of("old", SEVERITIES),
-                           c.one_of("new", SEVERITIES), c.integer("round_no"))
-            for c in d.objects("severity_changes")
-        ),
-        checks_a=_checks(d, "checks_a"), checks_b=_checks(d, "checks_b"),
-    )  # fmt: skip
-
-
-def _checks(d: _Doc, key: str) -> tuple[EvidenceCheck, ...]:
-    return tuple(
-        EvidenceCheck(
-            c.string("cite"), c.opt_string("quote"), c.one_of("status", EVIDENCE_STATUSES)
-        )
-        for c in d.objects(key)
-    )
+    try:
+        return issue_from_fields(Fields(d.doc, d.kind))
+    except DamagedField as exc:
+        raise BadEvent(f"{d.kind} event: {exc}") from None
 
 
 def _event(kind: str, d: _Doc) -> Event:
@@ -494,12 +482,13 @@ def _event(kind: str, d: _Doc) -> Event:
                 run_id=d.string("run_id"), topic=d.string("topic"), preset=d.string("preset"),
                 rounds=d.integer("rounds"), runner=d.string("runner"),
                 attach=d.opt_string("attach"), resumed=d.flag("resumed"),
-                roles={s: roles.string(s) for s in SIDES},
+                roles={s: roles.string(s) for s in SIDES if s in roles.doc or s in "AB"},
                 continued=d.integer("continued") if "continued" in d.doc else 0,
                 note=d.opt_string("note"),
             )  # fmt: skip
         case "round_started":
-            return RoundStarted(round=d.integer("round"), total=d.integer("total"))
+            total, order = d.integer("total"), d.seats("order")
+            return RoundStarted(d.integer("round"), total, order, d.flag("at_once"))
         case "turn_started":
             return TurnStarted(
                 round=d.integer("round"), side=d.one_of("side", SIDES), role=d.string("role")
@@ -543,7 +532,8 @@ def _event(kind: str, d: _Doc) -> Event:
             return RunWarning(text=d.string("text"))
         case "ledger":
             issues = tuple(_issue(i) for i in d.objects("issues"))
-            return LedgerUpdated(round=d.integer("round"), ledger=Ledger(issues))
+            seats = d.integer("seats") if "seats" in d.doc else 0
+            return LedgerUpdated(d.integer("round"), Ledger(issues), d.seats("answered"), seats)
         case "angle":
             return AngleInjected(
                 round=d.integer("round"), text=d.string("text"), issue_ids=d.strings("issue_ids")

@@ -1,6 +1,6 @@
 """The gate: a finished run's result document → pass (0), fail (4) or inconclusive (5).
 
-Pure: it reads a ``collab.result/1`` document (a mapping) and returns a :class:`Gate`;
+Pure: it reads a ``collab.result/2`` (or ``/1``) document (a mapping) and returns a :class:`Gate`;
 the CLI (``collab gate ID``, ``collab debate --gate``) prints it and exits with its code.
 The run's own exit codes (1 failed, 2 usage, 3 prerequisite, 130 interrupted) come first:
 a gate is only ever computed for a run that finished (status ``done``).

@@ -6,23 +6,27 @@ runs fed the same contracts end with the same ledger and resume can rebuild it b
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import asdict, dataclass, replace
-from typing import Literal, get_args
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Literal, get_args
 
 from collab.contract import DEFAULT_SEVERITY, Contract, Severity, StanceKind, StanceUpdate
 from collab.evidence import EvidenceCheck, EvidenceStatus, recheck
-from collab.seats import SIDES, Side
+from collab.seats import SEATS, Seat, Side
 
 Status = Literal["open", "resolved", "dropped"]
 Resolution = Literal["agree", "drop", "conceded"]
 # Which stance table a run is replayed with (see STANCE_TABLES); recorded in state.json.
 TableName = Literal["v1", "v2"]
 # What one stance does to an issue (the evidence is updated first in every case):
-#   resolve   status resolved, resolution "agree", the reason kept
+#   resolve   this seat agrees: status resolved, resolution "agree", the reason kept,
+#             once the issue is settled (``resolves``: every present seat but the raiser
+#             agrees with a reason, or with a quorum K, K of them and no contest)
 #   concede   status dropped, resolution "conceded", who (dropped_by) and why kept
 #   drop      status dropped, resolution "drop", who and why kept
-#   drop-one  this side steps away; the issue is dropped once every side has
+#   drop-one  this seat steps away; the issue is dropped once every present seat and the
+#             raiser have (the raiser counts as present for its own point, so a point
+#             is never dropped behind its back; with two seats: both)
 #   reopen    status open, this side's drop withdrawn, the resolution cleared
 #   nothing   no status change
 Effect = Literal["resolve", "concede", "drop", "drop-one", "reopen", "nothing"]
@@ -92,12 +96,45 @@ class Issue:
     # What the evidence check found for each side's current evidence (``with_checks``).
     checks_a: tuple[EvidenceCheck, ...] = ()
     checks_b: tuple[EvidenceCheck, ...] = ()
+    # A panel's seats C–E: their evidence and checks, kept like A's and B's.
+    evidence_c: str = ""
+    evidence_d: str = ""
+    evidence_e: str = ""
+    checks_c: tuple[EvidenceCheck, ...] = ()
+    checks_d: tuple[EvidenceCheck, ...] = ()
+    checks_e: tuple[EvidenceCheck, ...] = ()
+    # Each seat's latest stance that changed something (a reasoned one, or a contest),
+    # in seat order; a seat with none here is silent on the issue.
+    # (Not compared: an issue is "changed" by what it says, not by who last said it.)
+    stances: tuple[SeatStance, ...] = field(default=(), compare=False)
 
     def evidence(self, side: Side) -> str:
-        return self.evidence_a if side == "A" else self.evidence_b
+        return str(getattr(self, _evidence_field(side)))
 
     def checks(self, side: Side) -> tuple[EvidenceCheck, ...]:
-        return self.checks_a if side == "A" else self.checks_b
+        found: tuple[EvidenceCheck, ...] = getattr(self, _checks_field(side))
+        return found
+
+    def stance_of(self, seat: Seat) -> SeatStance | None:
+        return next((s for s in self.stances if s.seat == seat), None)
+
+
+@dataclass(frozen=True)
+class SeatStance:
+    """One seat's latest stance on an issue: what, with which reason, in which round."""
+
+    seat: Seat
+    stance: StanceKind
+    reason: str
+    round_no: int
+
+
+def _evidence_field(seat: Seat) -> str:
+    return f"evidence_{seat.lower()}"
+
+
+def _checks_field(seat: Seat) -> str:
+    return f"checks_{seat.lower()}"
 
 
 @dataclass(frozen=True)
@@ -113,19 +150,59 @@ class Ledger:
     issues: tuple[Issue, ...] = ()
 
 
+# The seats present in a round (they answered it, or have not had their turn yet): a
+# function of the round number. Two seats, both present, unless the caller says otherwise.
+Present = Callable[[int], frozenset[Seat]]
+PAIR: frozenset[Seat] = frozenset({"A", "B"})
+
+
+def _pair(_round_no: int) -> frozenset[Seat]:
+    return PAIR
+
+
 def _with_evidence(issue: Issue, side: Side, evidence: str) -> Issue:
     # An empty evidence string means "nothing new", never "forget what I said".
     if not evidence:
         return issue
-    if side == "A":
-        return replace(issue, evidence_a=evidence)
-    return replace(issue, evidence_b=evidence)
+    return replace(issue, **{_evidence_field(side): evidence})  # type: ignore[arg-type]
 
 
-def _apply_stance(issue: Issue, side: Side, stance: StanceUpdate, table: TableName) -> Issue:
+def _with_stance(issue: Issue, stance: SeatStance) -> Issue:
+    kept = [s for s in issue.stances if s.seat != stance.seat]
+    return replace(issue, stances=tuple(sorted([*kept, stance], key=lambda s: s.seat)))
+
+
+def resolves(issue: Issue, present: frozenset[Seat], quorum: int | None = None) -> bool:
+    """Is ``issue`` resolved by the latest stances of the ``present`` seats? Without a
+    quorum every present seat but the raiser agrees (with a reason: an agree without one
+    is never recorded); with ``quorum`` K at least K of them agree and no present seat
+    contests. Never by one agree while another present seat said nothing."""
+    others = present - {issue.raised_by}
+    latest = {s.seat: s.stance for s in issue.stances if s.seat in present}
+    agreed = {seat for seat in others if latest.get(seat) == "agree"}
+    if not agreed:
+        return False
+    if quorum is None:
+        return agreed == others
+    return len(agreed) >= quorum and "contest" not in latest.values()
+
+
+def _apply_stance(
+    issue: Issue,
+    side: Side,
+    stance: StanceUpdate,
+    table: TableName,
+    round_no: int = 0,
+    present: frozenset[Seat] = PAIR,
+    quorum: int | None = None,
+) -> Issue:
     new = _with_evidence(issue, side, stance.evidence)
     what = effect(table, side == issue.raised_by, stance.stance, bool(stance.evidence))
+    if what != "nothing":
+        new = _with_stance(new, SeatStance(side, stance.stance, stance.evidence, round_no))
     if what == "resolve":
+        if not resolves(new, present | {side}, quorum):
+            return new
         return replace(new, status="resolved", resolution="agree", reason=stance.evidence)
     if what == "reopen":
         return replace(
@@ -138,7 +215,7 @@ def _apply_stance(issue: Issue, side: Side, stance: StanceUpdate, table: TableNa
         )  # fmt: skip
     if what == "drop-one":
         dropped_by = new.dropped_by | {side}
-        if dropped_by == frozenset(SIDES):
+        if dropped_by >= present | {side, new.raised_by}:
             return replace(
                 new, dropped_by=dropped_by, status="dropped", resolution="drop",
                 reason=stance.evidence,
@@ -153,8 +230,11 @@ def apply(
     round_no: int,
     contract: Contract,
     table: TableName = CURRENT_TABLE,
+    present: frozenset[Seat] = PAIR,
+    quorum: int | None = None,
 ) -> Ledger:
     """Stances first, so a turn can never take a stance on an issue it opens itself.
+    ``present``: the seats present in the round (``Present``); ``quorum``: --quorum.
 
     ``abstain`` counts only for a contract with no items (v1: it threw the turn away)."""
     if contract.abstain is not None and (
@@ -168,23 +248,23 @@ def apply(
         if i is None:
             continue
         old = issues[i]
-        new = _rerate(_apply_stance(old, side, stance, table), side, round_no, stance)
+        new = _apply_stance(old, side, stance, table, round_no, present, quorum)
+        new = _rerate(new, side, round_no, stance)
         if new != old:
             issues[i] = replace(new, round_updated=round_no)
     for point in contract.new_points:
-        issues.append(
-            Issue(
-                id=f"I{len(issues) + 1}",
-                title=point.title,
-                raised_by=side,
-                status="open",
-                evidence_a=point.evidence if side == "A" else "",
-                evidence_b=point.evidence if side == "B" else "",
-                round_opened=round_no,
-                round_updated=round_no,
-                severity=point.severity,
-            )
+        opened = Issue(
+            id=f"I{len(issues) + 1}",
+            title=point.title,
+            raised_by=side,
+            status="open",
+            evidence_a="",
+            evidence_b="",
+            round_opened=round_no,
+            round_updated=round_no,
+            severity=point.severity,
         )
+        issues.append(_with_evidence(opened, side, point.evidence))
     return Ledger(tuple(issues))
 
 
@@ -202,7 +282,7 @@ def with_checks(ledger: Ledger, known: dict[tuple[str, str | None], EvidenceStat
     """Each issue's current evidence with the statuses its cites were checked to have."""
     return Ledger(
         tuple(
-            replace(i, checks_a=recheck(i.evidence_a, known), checks_b=recheck(i.evidence_b, known))
+            replace(i, **{_checks_field(s): recheck(i.evidence(s), known) for s in SEATS})  # type: ignore[arg-type]
             for i in ledger.issues
         )
     )
@@ -213,14 +293,33 @@ def open_blocking(ledger: Ledger) -> int:
 
 
 def replay(
-    steps: Iterable[tuple[Side, int, Contract | None]], table: TableName = CURRENT_TABLE
+    steps: Iterable[tuple[Side, int, Contract | None]],
+    table: TableName = CURRENT_TABLE,
+    present: Present = _pair,
+    quorum: int | None = None,
 ) -> Ledger:
-    """Resume rebuilds the ledger from stored turns rather than trusting a saved copy."""
+    """Resume rebuilds the ledger from stored turns rather than trusting a saved copy.
+    ``steps`` in the order the turns were taken (a round's speaking order)."""
     ledger = Ledger()
     for side, round_no, contract in steps:
         if contract is not None:
-            ledger = apply(ledger, side, round_no, contract, table)
+            ledger = apply(ledger, side, round_no, contract, table, present(round_no), quorum)
     return ledger
+
+
+Tally = Literal["agree", "contest", "drop", "silent"]
+
+
+def tally(issue: Issue, seats: Iterable[Seat]) -> dict[Tally, tuple[Seat, ...]]:
+    """Who stands where on ``issue``, among ``seats`` other than its raiser: each seat's
+    latest stance, or silent (no stance yet)."""
+    out: dict[Tally, list[Seat]] = {"agree": [], "contest": [], "drop": [], "silent": []}
+    for seat in seats:
+        if seat == issue.raised_by:
+            continue
+        found = issue.stance_of(seat)
+        out["silent" if found is None else found.stance].append(seat)
+    return {k: tuple(v) for k, v in out.items()}
 
 
 def new_points(ledger: Ledger, round_no: int) -> int:
@@ -263,6 +362,80 @@ def ledger_to_dict(ledger: Ledger) -> list[dict[str, object]]:
             "severity_changes": [asdict(c) for c in issue.severity_changes],
             "checks_a": [asdict(c) for c in issue.checks_a],
             "checks_b": [asdict(c) for c in issue.checks_b],
+            # A panel's seats C–E and the stances per seat: only where there are some.
+            **{
+                key: value
+                for seat in SEATS[2:]
+                for key, value in (
+                    (_evidence_field(seat), issue.evidence(seat)),
+                    (_checks_field(seat), [asdict(c) for c in issue.checks(seat)]),
+                )
+                if value
+            },
+            **({"stances": [asdict(x) for x in issue.stances]} if issue.stances else {}),
         }
         for issue in ledger.issues
     ]
+
+
+# The JSON Schema of one ledger item (:func:`ledger_to_dict`; collab.report.schemas
+# publishes it in the result document).
+# One cited ``path:line`` of an issue's evidence and what collab's check found.
+_CHECK_JSON = {
+    "type": "object",
+    "properties": {
+        "cite": {"type": "string"},
+        "quote": {"type": ["string", "null"]},
+        "status": {"enum": ["verified", "wrong-line", "no-such-file", "outside", "unchecked"]},
+    },
+    "required": ["cite", "status"],
+}
+ISSUE_JSON_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string", "pattern": "^I[1-9][0-9]*$"},
+        "title": {"type": "string"},
+        "raised_by": {"enum": list(SEATS)},
+        "status": {"enum": list(STATUSES)},
+        "evidence_a": {"type": "string"},
+        "evidence_b": {"type": "string"},
+        "round_opened": {"type": "integer", "minimum": 1},
+        "round_updated": {"type": "integer", "minimum": 1},
+        "dropped_by": {"type": "array", "items": {"enum": list(SEATS)}},
+        "resolution": {"enum": [*get_args(Resolution), None]},
+        "reason": {"type": "string"},
+        "severity": {"enum": ["blocking", "major", "minor"]},
+        "severity_changes": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "side": {"enum": list(SEATS)},
+                    "old": {"enum": ["blocking", "major", "minor"]},
+                    "new": {"enum": ["blocking", "major", "minor"]},
+                    "round_no": {"type": "integer", "minimum": 1},
+                },
+                "required": ["side", "old", "new"],
+            },
+        },
+        "checks_a": {"type": "array", "items": _CHECK_JSON},
+        "checks_b": {"type": "array", "items": _CHECK_JSON},
+        # A panel's seats C–E, and each seat's latest stance (where there are some).
+        **{f"evidence_{s.lower()}": {"type": "string"} for s in SEATS[2:]},
+        **{f"checks_{s.lower()}": {"type": "array", "items": _CHECK_JSON} for s in SEATS[2:]},
+        "stances": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "seat": {"enum": list(SEATS)},
+                    "stance": {"enum": ["agree", "contest", "drop"]},
+                    "reason": {"type": "string"},
+                    "round_no": {"type": "integer", "minimum": 0},
+                },
+                "required": ["seat", "stance", "reason", "round_no"],
+            },
+        },
+    },
+    "required": ["id", "title", "raised_by", "status", "evidence_a", "evidence_b"],
+}

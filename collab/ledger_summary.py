@@ -7,7 +7,7 @@ from __future__ import annotations
 from collab.evidence import marks
 from collab.lang import Lang
 from collab.ledger import Issue, counts
-from collab.seats import Side
+from collab.seats import SEATS, Side
 from collab.state import RunState
 from collab.text import md_cell
 
@@ -28,11 +28,15 @@ def ledger_markdown(issues: tuple[Issue, ...], lang: Lang = "en") -> str:
     header, mark, empty = _TABLE[lang]
     if not issues:
         return empty + "\n"
-    lines = ["| " + " | ".join(header) + " |", "|---|---|---|---|---|---|"]
+    # A panel's seats C–E get a column once one of them has evidence on some issue.
+    more = [s for s in SEATS[2:] if any(i.evidence(s) for i in issues)]
+    heads = [*header, *(header[-1].replace("B", s) for s in more)]
+    lines = ["| " + " | ".join(heads) + " |", "|---" * len(heads) + "|"]
     for i in issues:
         lines.append(
-            f"| {i.id} | {mark[i.status]} | {md_cell(rated(i), 160)} | {i.raised_by} "
-            f"| {checked(i, 'A', 160)} | {checked(i, 'B', 160)} |"
+            f"| {i.id} | {mark[i.status]} | {md_cell(rated(i), 160)} | {i.raised_by} | "
+            + " | ".join(checked(i, s, 160) for s in ("A", "B", *more))
+            + " |"
         )
     return "\n".join(lines) + "\n"
 

@@ -95,6 +95,30 @@ def m006_decision_options(doc: Doc) -> None:
         cfg.setdefault("leaning", None)
 
 
+@migration
+def m007_panels(doc: Doc) -> None:
+    """v7 → v8. Runs before panels had two seats that spoke in a fixed order, A then
+    B, in every round (the last speaker did not rotate): the config says so
+    (``turn_order = "fixed"``, so a resumed run goes on in that order) and each round the
+    run held gets that order recorded, as a new run records its own."""
+    cfg = doc.get("config")
+    if not isinstance(cfg, dict):
+        return
+    cfg.setdefault("turn_order", "fixed")
+    turns = doc.get("turns")
+    held = sorted(
+        {t["round_no"] for t in turns if isinstance(t, dict) and isinstance(t.get("round_no"), int)}
+        if isinstance(turns, list) else set()
+    )  # fmt: skip
+    if held and "round_orders" not in doc:
+        blind = cfg.get("opening") == "blind"
+        auto = cfg.get("depth") == "auto"
+        doc["round_orders"] = [
+            {"round_no": r, "order": ["A", "B"], "at_once": (r == 1 and blind) or (r == 2 and auto)}
+            for r in held
+        ]
+
+
 LATEST = len(MIGRATIONS) + 1
 
 

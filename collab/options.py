@@ -25,7 +25,8 @@ from typing import Any, Literal, get_args, get_origin, get_type_hints
 
 from collab.agents import AgentSetup, ToolSet
 from collab.lang import Lang
-from collab.presets import DEFAULT_PRESET
+from collab.presets import DEFAULT_PRESET, MAX_ROLE_DESCRIPTION_CHARS, MAX_ROLE_NAME_CHARS
+from collab.seats import MAX_SEATS, MIN_SEATS
 
 # Where an option is offered: the command line (collab debate, collab batch), config.toml
 # [defaults], an entry of a batch's topics file, the MCP tools debate_start and debate.
@@ -148,6 +149,7 @@ def either(choices: Collection[str]) -> str:
 
 
 _SECONDS = "number of seconds"
+_NAMES_CHARS = MAX_SEATS * 201  # "a,b,c": up to five names of at most 200 characters
 _LANGS = ("auto", *get_args(Lang))
 _BUT_CONFIG: frozenset[Surface] = frozenset({"cli", "batch", "mcp"})
 
@@ -258,6 +260,28 @@ class DebateRequest:
     keep_temp: bool = option(
         False, help="Keep the per-run temp dir (prompts, raw outputs).", surfaces={"cli"},
         panel=OUTPUT,
+    )  # fmt: skip
+    # Panels: 2–5 seats (A–E), each with its own role, agent and model.
+    role: tuple[str, ...] = option(
+        (), help=f'A custom seat, "Name: what it values and the evidence it reaches for"; give '
+        f"it {MIN_SEATS}–{MAX_SEATS} times for seats A, B, C… in order; not with a preset or "
+        "role A/B.", surfaces=_BUT_CONFIG, metavar="ROLE", panel=ROLES, min_items=MIN_SEATS,
+        max_items=MAX_SEATS, item_chars=MAX_ROLE_NAME_CHARS + MAX_ROLE_DESCRIPTION_CHARS + 2,
+    )  # fmt: skip
+    agents: tuple[str, ...] = option(
+        (), help="Agent per seat, comma-separated (e.g. claude,codex,gemini): one per seat, or "
+        "one for all; agent A/B override entries A and B; not with agent.", metavar="AGENTS",
+        panel=AGENTS, max_items=MAX_SEATS, item_chars=_NAMES_CHARS,
+    )  # fmt: skip
+    models: tuple[str, ...] = option(
+        (), help="Model per seat, comma-separated: one per seat, or one for all; model A/B "
+        "override entries A and B.", metavar="MODELS", panel=AGENTS, max_items=MAX_SEATS,
+        item_chars=_NAMES_CHARS,
+    )  # fmt: skip
+    quorum: int | None = option(
+        None, help="A panel's issue resolves once this many present seats agree with a reason "
+        "and none contests it (default: every present seat but its raiser agrees).",
+        metavar="K", panel=LIMITS, minimum=1, maximum=MAX_SEATS - 1, default_text="every seat",
     )  # fmt: skip
     # Decision input. Options and the leaning belong to one decision, not to every debate:
     # not in config.toml; a team's standing constraints may be.

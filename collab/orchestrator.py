@@ -44,8 +44,8 @@ from collab.events import (
 )
 from collab.evidence_files import check_turn
 from collab.favours import flip_of
-from collab.judge.answer import labels_for
-from collab.judge.labels import first_side
+from collab.judge.answer import seat_labels
+from collab.judge.labels import Labels
 from collab.ledger import Ledger
 from collab.ledger_summary import fallback_summary
 from collab.parallel import hold_signals, run_parallel, sigterm_as_interrupt
@@ -56,13 +56,12 @@ from collab.request import context_drift
 from collab.runners import RunnerFactory, runner_factory
 from collab.runners.base import Runner
 from collab.runners.turnfiles import TurnDir, reap_stale, stop_agents
-from collab.seats import Side
-from collab.state import Angle, FollowUp, FollowUpSeat, Judge, RunState
+from collab.seats import Side, round_order
+from collab.state import ANSWERED, Angle, FollowUp, FollowUpSeat, Judge, RunState
 from collab.store import RunDir
 from collab.turn_taking import Clock, JudgeAnswer, TurnContext, Turns
 from collab.turns import TurnRecord
 
-SIDES: tuple[Side, Side] = ("A", "B")
 # What a turn's prompt shows of the debate so far: the ledger and the turns.
 Seen = tuple[Ledger, list[TurnView]]
 EVENTS_FILE = "events.jsonl"
@@ -136,7 +135,7 @@ class Orchestrator:
             caller = AgentCaller(
                 runner, tdir, self.agents, self.env, self.cfg.agent_setup, self.binaries
             )
-            for choice in (self.cfg.agent_a, self.cfg.agent_b, self.cfg.judge):
+            for choice in (*self.cfg.agents, self.cfg.judge):
                 caller.binary(spec_for(choice.agent, choice.command, self.agents))
             self.state.status = "running"
             self.state.error = None
@@ -148,7 +147,7 @@ class Orchestrator:
                 RunStarted(
                     run_id=self.state.run_id, topic=cfg.topic, preset=cfg.preset,
                     rounds=cfg.rounds, runner=runner.name, attach=runner.attach_hint(),
-                    resumed=self.resumed, roles={"A": cfg.role_a.name, "B": cfg.role_b.name},
+                    resumed=self.resumed, roles={r.side: r.name for r in cfg.roles},
                     continued=continued, note=note,
                 )
             )  # fmt: skip
@@ -254,7 +253,7 @@ class Orchestrator:
         self, caller: AgentCaller, runner: Runner, question: str, seats: Sequence[FollowUpSeat]
     ) -> list[FollowUp]:
         st = self.state
-        labels = labels_for(st.run_id, st.judge_first, self.cfg.role_a.name, self.cfg.role_b.name)
+        labels = self._labels()
         ledger = st.ledger()
         after, when = st.rounds_done(), time.strftime("%Y-%m-%dT%H:%M:%S%z")
         answers: dict[FollowUpSeat, FollowUp] = {}
@@ -276,19 +275,38 @@ class Orchestrator:
 
             return go
 
-        if len(seats) == 1:
-            one(seats[0], caller)()
-        else:
-            companion = runner.companion()
-            try:
-                callers = [caller, caller.with_runner(companion)]
-                tasks: dict[str, Callable[[], None]] = {
-                    seat: one(seat, callers[n % 2]) for n, seat in enumerate(seats)
-                }
-                run_parallel(tasks, cancel=self._cancel)
-            finally:
-                companion.close()
+        def task(seat: FollowUpSeat) -> Callable[[AgentCaller], None]:
+            return lambda c: one(seat, c)()
+
+        self._at_once(caller, runner, {seat: task(seat) for seat in seats})
         return [answers[seat] for seat in seats]
+
+    def _at_once(
+        self,
+        caller: AgentCaller,
+        runner: Runner,
+        tasks: Mapping[str, Callable[[AgentCaller], None]],
+    ) -> None:
+        """Every task at once, each with a runner of its own (the first the run's, the
+        others its companions): never more agent processes than tasks (seats)."""
+        if len(tasks) == 1:
+            next(iter(tasks.values()))(caller)
+            return
+        companions: list[Runner] = []
+        try:
+            callers = [caller]
+            for _ in range(len(tasks) - 1):
+                companions.append(runner.companion())
+                callers.append(caller.with_runner(companions[-1]))
+
+            def bound(task: Callable[[AgentCaller], None], c: AgentCaller) -> Callable[[], None]:
+                return lambda: task(c)
+
+            pairs = zip(tasks.items(), callers, strict=True)
+            run_parallel({key: bound(task, c) for (key, task), c in pairs}, cancel=self._cancel)
+        finally:
+            for companion in companions:
+                companion.close()
 
     def _plan(self) -> None:
         """The plan, before the first call (a resumed run keeps the one it began with);
@@ -312,11 +330,12 @@ class Orchestrator:
         for r in range(1, self.cfg.rounds + 1):
             if r in st.checked_rounds:
                 continue
-            self.events.emit(RoundStarted(r, self.cfg.rounds))
-            todo = [side for side in SIDES if st.turn(r, side) is None]
             at_once = (r == 1 and self.cfg.opening == "blind") or self._cross_check(r)
+            order = self._order(r, at_once)
+            self.events.emit(RoundStarted(r, self.cfg.rounds, order, at_once))
+            todo = [side for side in order if st.turn(r, side) is None]
             if at_once and todo:
-                # Both sides write at once, neither seeing the other; the cost cap and the
+                # Every seat writes at once, none seeing another; the cost cap and the
                 # budget are checked once, before the round.
                 if self._check_stop():
                     return
@@ -328,6 +347,17 @@ class Orchestrator:
                     self._record(self._take(caller, r, side))
             if self._end_of_round(r):
                 return
+
+    def _order(self, r: int, at_once: bool) -> tuple[Side, ...]:
+        """Round ``r``'s order: as recorded, else the seat list (every seat at once) or
+        the run's turn order (the last speaker rotates); recorded before the first turn."""
+        st = self.state
+        if any(o.round_no == r for o in st.round_orders):
+            return st.order_of(r)
+        seats = self.cfg.seats
+        order = seats if at_once else round_order(seats, r, self.cfg.turn_order)
+        st.record_order(r, order, at_once)
+        return order
 
     def _cross_check(self, r: int) -> bool:
         """``--depth auto``'s round 2: both sides at once, each seeing only round 1."""
@@ -351,40 +381,34 @@ class Orchestrator:
     def _blind_round(
         self, caller: AgentCaller, runner: Runner, todo: list[Side], r: int = 1
     ) -> None:
-        """Round ``r`` with both sides at once, in two panes (or two processes); each turn
-        is saved the moment it ends. Only a side left unfinished by a crash runs alone.
-        Neither prompt shows the other side's round ``r``, whichever ends (or was saved)
-        first: round 1 of a blind opening, or ``--depth auto``'s cross-check round."""
+        """Round ``r`` with every seat in ``todo`` at once, one pane (or process) each; each
+        turn is saved the moment it ends, so a resume re-runs exactly the seats left
+        unfinished. No prompt shows another seat's round ``r``, whichever ends (or was
+        saved) first: round 1 of a blind opening, or ``--depth auto``'s cross-check round."""
         history = [t for t in self._history() if t.round_no < r]
         seen: Seen = (self.state.ledger(r - 1), history)
-        if self._cross_check(r):  # each side sees only the others' blind replies
+        seats = self.cfg.seats
+        if self._cross_check(r):  # each seat sees only the others' blind replies
             seen_by: dict[Side, Seen] = {
-                side: (seen[0], [t for t in history if t.side != side]) for side in SIDES
+                side: (seen[0], [t for t in history if t.side != side]) for side in seats
             }
         else:
-            seen_by = {side: seen for side in SIDES}
-        if len(todo) == 1:
-            self._record(self._take(caller, r, todo[0], seen_by[todo[0]]))
-            return
-        companion = runner.companion()
-        try:
-            callers: dict[Side, AgentCaller] = {"A": caller, "B": caller.with_runner(companion)}
+            seen_by = {side: seen for side in seats}
 
-            def task(side: Side) -> Callable[[], None]:
-                return lambda: self._record(self._take(callers[side], r, side, seen_by[side]))
+        def task(side: Side) -> Callable[[AgentCaller], None]:
+            return lambda c: self._record(self._take(c, r, side, seen_by[side]))
 
-            run_parallel({side: task(side) for side in todo}, cancel=self._cancel)
-        finally:
-            companion.close()
+        self._at_once(caller, runner, {side: task(side) for side in todo})
 
     def _record(self, rec: TurnRecord) -> None:
-        """Keep a finished turn: in round order, A before B whichever finished first."""
+        """Keep a finished turn: in round order, in the round's order whichever finished
+        first (a blind round: seat order)."""
         rec = check_turn(rec, self.cfg, Path.cwd())  # evidence cites, checked by code
         with self._lock:
             st = self.state
             flip = flip_of(rec, st.turns)
             st.turns.append(rec)
-            st.turns.sort(key=lambda t: (t.round_no, t.side))
+            st.sort_turns()
             self._save()
             for w in rec.warnings:
                 self.events.emit(RunWarning(w))
@@ -396,7 +420,7 @@ class Orchestrator:
         """The stop rules after round ``r``; True when the debate stops here."""
         st = self.state
         ledger = st.ledger()
-        self.events.emit(LedgerUpdated(r, ledger))
+        self.events.emit(LedgerUpdated(r, ledger, st.answered(r), len(self.cfg.seats)))
         decision = self._decide(r)
         st.checked_rounds.append(r)
         if decision.inject_angle:
@@ -413,6 +437,9 @@ class Orchestrator:
         """The stop rules of the run's depth after round ``r``."""
         st = self.state
         depth = self.cfg.depth
+        answered = len(st.answered(r))
+        if r == 1 and answered == 1:  # none answered: the run fails, as it always did
+            return convergence.too_few_seats(answered, len(self.cfg.seats))
         if depth in ("quick", "auto") and r == 1 and not any(st.parsed_rounds()[:1]):
             # As in standard: no usable contract from any side stops the run here.
             return convergence.Decision("no-contract", detail=convergence.NO_CONTRACT_STOP)
@@ -465,9 +492,11 @@ class Orchestrator:
             return
         if st.stop_reason is None:
             st.stop_reason, st.stop_detail = "max-rounds", f"reached {self.cfg.rounds} rounds"
-        if st.judge_first is None:
-            st.judge_first = first_side(st.run_id)  # recorded, so the run can be audited
-        labels = labels_for(st.run_id, st.judge_first, self.cfg.role_a.name, self.cfg.role_b.name)
+        if not st.judge_order:  # recorded, so the run can be audited
+            labels = self._labels()
+            st.judge_order = labels.order()
+            st.judge_first = st.judge_first or st.judge_order[0]
+        labels = self._labels()
         self.events.emit(JudgeStarted(labels.names()))
         cap = self.cfg.max_cost
         answer = JudgeAnswer(None, None, None)
@@ -484,6 +513,7 @@ class Orchestrator:
                 st.stop_reason,
                 labels,
                 st.last_note(),
+                absent=self._absent(),
             )
         text = answer.text if answer.text is not None else fallback_summary(st)
         fallback = answer.text is None
@@ -492,6 +522,16 @@ class Orchestrator:
         self.events.emit(JudgeFinished(text, fallback))
 
     # -- helpers -----------------------------------------------------------------------
+    def _labels(self) -> Labels:
+        st = self.state
+        names = tuple(r.name for r in self.cfg.roles)
+        return seat_labels(st.run_id, st.judge_order, st.judge_first, names)
+
+    def _absent(self) -> list[tuple[int, Side]]:
+        """(round, seat) of each seat that answered no turn of a round held."""
+        st = self.state
+        return [(t.round_no, t.side) for t in st.turns if t.status not in ANSWERED]
+
     def _history(self) -> list[TurnView]:
         return [
             TurnView(t.round_no, t.side, t.role_name, t.prose, t.status) for t in self.state.turns
@@ -515,7 +555,7 @@ class Orchestrator:
             self._unsaved = True
             raise self._stopped(exc) from None
         st = self.state
-        kept = f"state.json with {len(st.turns)} of {2 * self.cfg.rounds} turns"
+        kept = f"state.json with {len(st.turns)} of {len(self.cfg.seats) * self.cfg.rounds} turns"
         self._kept = (kept + (" and the summary" if st.judge else ""), st.status)
 
     def _write_reports(self) -> None:

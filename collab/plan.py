@@ -17,7 +17,6 @@ from collab import prices
 from collab.caller import MAX_ATTEMPTS
 from collab.config import AgentChoice, DebateConfig
 from collab.options import DEPTHS
-from collab.seats import SIDES
 from collab.state import RunState
 
 PLAN_SCHEMA = "collab.plan/1"
@@ -154,7 +153,7 @@ def call_counts(cfg: DebateConfig) -> tuple[int, int, int, int]:
     every turn answers at once and the run stops as early as its depth allows (a quick run
     after round 1, any other after round 2); the most: every round of the cap, each turn
     with its retry and re-ask, and the Judge's retry."""
-    seats = len(SIDES)
+    seats = len(cfg.seats)
     fewest_rounds = min(2, cfg.rounds)  # a quick run has one
     least, most = seats * fewest_rounds, seats * cfg.rounds
     return least, most, least + 1, most * CALLS_PER_TURN + JUDGE_CALLS
@@ -201,7 +200,7 @@ def make_plan(
     prompt adds the last two rounds' replies; the Judge's holds every reply."""
     least, most, min_calls, max_calls = call_counts(cfg)
     reply = cfg.max_chars + CONTRACT_CHARS
-    seats_n = len(SIDES)
+    seats_n = len(cfg.seats)
     prompt_chars = [
         first_prompt_chars + min(r - 1, 2) * seats_n * reply for r in range(1, cfg.rounds + 1)
     ]
@@ -209,7 +208,7 @@ def make_plan(
     judge_prompt_chars = first_prompt_chars + cfg.rounds * seats_n * reply
     seats: list[SeatCost] = []
     for seat, choice, table, chars, out in (
-        *((s, cfg.agent(s), past.turns, mean_prompt, reply) for s in SIDES),
+        *((s, cfg.agent(s), past.turns, mean_prompt, reply) for s in cfg.seats),
         ("judge", cfg.judge, past.judge, judge_prompt_chars, JUDGE_REPLY_CHARS),
     ):
         total, n = table.get(_key(choice), (0.0, 0))

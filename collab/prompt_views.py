@@ -13,7 +13,7 @@ from collab.evidence import FAILED, marks
 from collab.ledger import Issue, Ledger
 from collab.options import MAX_TOPIC_CHARS
 from collab.presets import MAX_ROLE_DESCRIPTION_CHARS, MAX_ROLE_NAME_CHARS
-from collab.seats import SIDES, Side
+from collab.seats import SEATS, Side
 from collab.text import for_prompt, prompt_cell, prompt_line
 
 MAX_CONTEXT_CHARS_PER_FILE = 20_000
@@ -78,6 +78,8 @@ class IssueRow:
     raised_by: str
     evidence_a: str
     evidence_b: str
+    # Every seat's evidence, in seat order (the ledger tables of any seat count).
+    evidence: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,8 @@ class JudgeIssue:
     raised_by: str
     evidence_1: str
     evidence_2: str
+    # Every Position's evidence, Position 1 first.
+    evidence: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -126,14 +130,35 @@ def role_view(role: Role) -> RoleView:
     )
 
 
+_AND = {"en": " and ", "ja": "、"}
+_COMMA = {"en": ", ", "ja": "、"}
+
+
 def speaker(cfg: DebateConfig, side: Side) -> dict[str, object]:
-    """What every debater-facing prompt shows: the topic, who speaks, who answers."""
+    """What every debater-facing prompt shows: the topic, who speaks, who answers (the
+    other seats: one opponent, or a panel's others as one joined name)."""
+    others = [role_view(cfg.role(s)) for s in cfg.seats if s != side]
+    joined = [o.name for o in others]
+    comma, conj = _COMMA[cfg.lang], _AND[cfg.lang]
+    name = comma.join(joined[:-1]) + conj + joined[-1] if len(joined) > 1 else joined[0]
+    opponent = (
+        others[0]
+        if len(others) == 1
+        else RoleView(
+            side="/".join(o.side for o in others),  # type: ignore[arg-type]
+            name=name,
+            description="",
+        )
+    )
     return {
         "topic": for_prompt(cfg.topic.strip(), MAX_TOPIC_CHARS),
         "me": role_view(cfg.role(side)),
-        "opponent": role_view(cfg.role("B" if side == "A" else "A")),
+        "opponent": opponent,
         "role_a": role_view(cfg.role_a),
         "role_b": role_view(cfg.role_b),
+        "panel": len(cfg.seats) > 2,
+        "seat_names": [f"{r.side} = {r.name}" for r in map(role_view, cfg.roles)],
+        "seats": list(cfg.seats),
     }
 
 
@@ -149,17 +174,17 @@ def rated_title(issue: Issue, title: str) -> str:
 
 
 def failed_evidence(ledger: Ledger, name: Callable[[Side], str]) -> list[str]:
-    """One line per issue and side whose cited evidence failed its check, for the prompts."""
+    """One line per issue and seat whose cited evidence failed its check, for the prompts."""
     out = []
     for issue in ledger.issues:
-        for side in SIDES:
+        for side in SEATS:
             bad = [c for c in issue.checks(side) if c.status in FAILED]
             if bad:
                 out.append(prompt_line(f"{issue.id}, {name(side)}: {marks(bad)}", 300))
     return out
 
 
-def issue_row(issue: Issue, evidence_cap: int) -> IssueRow:
+def issue_row(issue: Issue, evidence_cap: int, seats: Sequence[Side] = ("A", "B")) -> IssueRow:
     """``evidence_cap`` 0: a stale row, without evidence (``ELIDED``) and a shorter title."""
     return IssueRow(
         id=prompt_cell(issue.id, 16),
@@ -173,15 +198,21 @@ def issue_row(issue: Issue, evidence_cap: int) -> IssueRow:
         raised_by=issue.raised_by,
         evidence_a=prompt_cell(issue.evidence_a, evidence_cap) if evidence_cap else ELIDED,
         evidence_b=prompt_cell(issue.evidence_b, evidence_cap) if evidence_cap else ELIDED,
+        evidence=tuple(
+            prompt_cell(issue.evidence(s), evidence_cap) if evidence_cap else ELIDED for s in seats
+        ),
     )
 
 
-def live_ledger_rows(ledger: Ledger, round_no: int) -> list[IssueRow]:
+def live_ledger_rows(
+    ledger: Ledger, round_no: int, seats: Sequence[Side] = ("A", "B")
+) -> list[IssueRow]:
     """Evidence only for open issues changed in the previous round or this one."""
     return [
         issue_row(
             i,
             LEDGER_EVIDENCE_CHARS if i.status == "open" and i.round_updated >= round_no - 1 else 0,
+            seats,
         )
         for i in ledger.issues
     ]
@@ -215,11 +246,11 @@ def contract_view(ledger: Ledger) -> ContractView:
 
 
 def recent_turns(history: Sequence[TurnView], side: Side, round_no: int) -> list[TurnView]:
-    """The two rounds before this one, plus A's reply of this round when B speaks."""
+    """The two rounds before this one, plus this round's replies so far (the seats that
+    spoke before this one: ``history`` holds only the turns already taken)."""
     first = round_no - 2
     return [
         t
         for t in history
-        if first <= t.round_no < round_no
-        or (side == "B" and t.round_no == round_no and t.side == "A")
+        if first <= t.round_no < round_no or (t.round_no == round_no and t.side != side)
     ]

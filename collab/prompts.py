@@ -126,7 +126,7 @@ class Prompts:
                 )
                 for n, c in enumerate(cfg.contexts, start=1)
             ],
-            issues=live_ledger_rows(ledger, round_no),
+            issues=live_ledger_rows(ledger, round_no, cfg.seats),
             history=turn_rows(
                 [t for t in recent if t.round_no < round_no - 1], older_reply_cap(cfg)
             )
@@ -162,7 +162,7 @@ class Prompts:
             **speaker(cfg, side),
             error=for_prompt(error.strip(), MAX_ERROR_CHARS) or "(no details)",
             previous=prev or None,
-            issues=[issue_row(i, LEDGER_EVIDENCE_CHARS) for i in ledger.issues],
+            issues=[issue_row(i, LEDGER_EVIDENCE_CHARS, cfg.seats) for i in ledger.issues],
             contract=contract_view(ledger),
             **decision_view(cfg),
         )
@@ -175,11 +175,14 @@ class Prompts:
         stop_reason: str,
         labels: Labels,
         note: str | None = None,
+        absent: Sequence[tuple[int, Side]] = (),
     ) -> str:
-        """The sides only as "Position 1/2" (``labels``): no role names, no stance texts;
-        the rounds stay in chronological order. The topic is left as it is."""
+        """The seats only as "Position 1…N" (``labels``): no role names, no stance texts;
+        the rounds stay in chronological order. The topic is left as it is. ``absent``:
+        (round, seat) of each seat that answered no turn of a round."""
         cap = DEFAULT_LIMITS.max_evidence_chars
-        first, second = labels.order()
+        order = labels.order()
+        first, second = order[0], order[1]
 
         def hide(text: str, limit: int) -> str:
             return for_prompt(labels.hide(text).strip(), limit)
@@ -194,6 +197,7 @@ class Prompts:
                 raised_by=labels.label(i.raised_by),
                 evidence_1=prompt_cell(labels.hide(i.evidence(first)), cap),
                 evidence_2=prompt_cell(labels.hide(i.evidence(second)), cap),
+                evidence=tuple(prompt_cell(labels.hide(i.evidence(s)), cap) for s in order),
             )
             for i in ledger.issues
         ]
@@ -201,7 +205,7 @@ class Prompts:
             JudgeTurn(
                 round_no=t.round_no,
                 label=labels.label(t.side),
-                position=1 if t.side == first else 2,
+                position=order.index(t.side) + 1,
                 status=prompt_line(t.status, 20),
                 prose=hide(t.prose, PROMPT_REPLY_FACTOR * cfg.max_chars) or "(empty)",
             )
@@ -210,7 +214,8 @@ class Prompts:
         return self._render(
             "judge.md.j2",
             topic=for_prompt(cfg.topic.strip(), MAX_TOPIC_CHARS),
-            labels=LABELS,
+            labels=LABELS[: len(order)],
+            absent=[f"{labels.label(seat)} in round {r}" for r, seat in absent],
             stop_reason=prompt_line(stop_reason, 40),
             rounds=cfg.rounds,
             rounds_held=max((t.round_no for t in history), default=0),

@@ -16,7 +16,7 @@ from collab.agents.catalogue import reports_cost, spec_for
 from collab.config import AgentChoice, ContextFile, DebateConfig, Role
 from collab.errors import UsageError
 from collab.judge.pick import AUTO, pick_judge
-from collab.lang import resolve_lang
+from collab.lang import Lang, resolve_lang
 from collab.options import (
     DEFAULT_CONTEXT_BUDGET,
     DEFAULT_ROUNDS,
@@ -34,6 +34,7 @@ from collab.options import (
     spell,
 )
 from collab.prices import load_prices, price_for
+from collab.seats import MAX_SEATS, MIN_SEATS, SEATS, Seat, seat_list
 from collab.secret_scan import ensure_no_secrets
 from collab.suggest import did_you_mean
 
@@ -182,10 +183,15 @@ def build_config(
         name = getattr(req, field)
         if name is not None:
             validate_name(spell(field, surface), name)
+    for field in ("agents", "models"):
+        for name in getattr(req, field):
+            validate_name(spell(field, surface), name)
+    roles = seat_roles(req, lang, surface)
+    choices = seat_agents(req, len(roles), surface)
     judge_agent = req.judge_agent
     if judge_agent == AUTO:
-        judge_agent = pick_judge((req.agent_a, req.agent_b), known_agents)
-    seats = (req.agent_a, req.agent_b, judge_agent)
+        judge_agent = pick_judge(tuple(c[0] for c in choices), known_agents)
+    seats = (*(c[0] for c in choices), judge_agent)
     for name in seats:
         if name not in known_agents and name != "command":
             valid = ", ".join(sorted([*known_agents, "command"]))
@@ -200,10 +206,8 @@ def build_config(
             )
         command_spec(req.agent_command)  # validates the template
         command = req.agent_command
-    role_a, role_b = spell("role_a", surface), spell("role_b", surface)
     if req.max_cost is not None:
-        seats_models = ((req.agent_a, req.model_a), (req.agent_b, req.model_b),
-                        (judge_agent, req.judge_model))  # fmt: skip
+        seats_models = (*choices, (judge_agent, req.judge_model))
         missing = unpriced(seats_models, command)
         if missing:
             raise UsageError(
@@ -212,20 +216,14 @@ def build_config(
                 f'"{missing[0]}" = [input, output] (USD per million tokens; 0 for a local '
                 "model), or leave it off"
             )
-    if (req.role_a is None) != (req.role_b is None):
-        raise UsageError(f"custom roles need both {role_a} and {role_b}")
-    if req.role_a is not None and req.role_b is not None:
-        if req.preset is not None:
-            preset_flag = spell("preset", surface)
-            raise UsageError(f"use either {preset_flag} or {role_a}/{role_b}, not both")
-        ra = presets.parse_custom_role(req.role_a, "A", role_a)
-        rb = presets.parse_custom_role(req.role_b, "B", role_b)
-        preset_key = "custom"
-    else:
-        preset = presets.get_preset(req.preset or presets.DEFAULT_PRESET)
-        ra, rb = presets.roles_for(preset, lang)
-        preset_key = preset.key
-    ra_role, rb_role = Role("A", ra.name, ra.description), Role("B", rb.name, rb.description)
+    preset_key = "custom" if req.role or req.role_a is not None else (
+        presets.get_preset(req.preset or presets.DEFAULT_PRESET).key
+    )  # fmt: skip
+    if req.quorum is not None and req.quorum > len(roles) - 1:
+        raise UsageError(
+            f"{spell('quorum', surface)} {req.quorum} is more than the {len(roles) - 1} seats "
+            f"that can agree with a point in a debate of {len(roles)} seats"
+        )
     contexts = load_contexts(tuple(req.context), req.context_budget, surface)
     options, constraints, leaning = decision_texts(req, surface)
     decision = [(spell("option", surface), o) for o in options]
@@ -235,21 +233,26 @@ def build_config(
     ensure_no_secrets(
         topic,
         [(c.path, c.text) for c in contexts],
-        others=([(role_a, ra_role.description), (role_b, rb_role.description)]
-                if preset_key == "custom" else []) + decision,
+        others=([(flag, r.description) for flag, r in roles] if preset_key == "custom" else [])
+        + decision,
         allow=req.allow_secrets,
     )  # fmt: skip
     depth, rounds = depth_and_rounds(req, surface)
+    all_roles = [r for _, r in roles]
+    agents = [_choice(agent, model, command) for agent, model in choices]
     return DebateConfig(
         topic=topic,
-        role_a=ra_role,
-        role_b=rb_role,
+        role_a=all_roles[0],
+        role_b=all_roles[1],
+        more_roles=tuple(all_roles[2:]),
+        more_agents=tuple(agents[2:]),
+        quorum=req.quorum,
         preset=preset_key,
         rounds=rounds,
         depth=depth,
         contexts=contexts,
-        agent_a=_choice(req.agent_a, req.model_a, command),
-        agent_b=_choice(req.agent_b, req.model_b, command),
+        agent_a=agents[0],
+        agent_b=agents[1],
         judge=_choice(judge_agent, req.judge_model, command),
         turn_timeout=req.timeout,
         judge_timeout=req.judge_timeout,
@@ -266,6 +269,66 @@ def build_config(
         constraints=constraints,
         leaning=leaning,
     )
+
+
+def seat_roles(req: DebateRequest, lang: Lang, surface: Surface) -> list[tuple[str, Role]]:
+    """Every seat's role in seat order, with the option that named it: ``role`` (2–5
+    times), ``role_a``/``role_b``, or the preset's."""
+    role_a, role_b = spell("role_a", surface), spell("role_b", surface)
+    preset_flag, role_flag = spell("preset", surface), spell("role", surface)
+    if req.role and (req.role_a is not None or req.role_b is not None):
+        raise UsageError(f"use either {role_flag} or {role_a}/{role_b}, not both")
+    if req.role:
+        if req.preset is not None:
+            raise UsageError(f"use either {preset_flag} or {role_flag}, not both")
+        if not MIN_SEATS <= len(req.role) <= MAX_SEATS:
+            raise UsageError(
+                f"{role_flag} was given {len(req.role)} time(s); a debate has "
+                f"{MIN_SEATS}–{MAX_SEATS} seats"
+            )
+        pairs = zip(seat_list(len(req.role)), req.role, strict=True)
+        return [(role_flag, _role(presets.parse_custom_role(t, s, role_flag), s)) for s, t in pairs]
+    if (req.role_a is None) != (req.role_b is None):
+        raise UsageError(f"custom roles need both {role_a} and {role_b}")
+    if req.role_a is not None and req.role_b is not None:
+        if req.preset is not None:
+            raise UsageError(f"use either {preset_flag} or {role_a}/{role_b}, not both")
+        ra = presets.parse_custom_role(req.role_a, "A", role_a)
+        rb = presets.parse_custom_role(req.role_b, "B", role_b)
+        return [(role_a, Role("A", ra.name, ra.description)),
+                (role_b, Role("B", rb.name, rb.description))]  # fmt: skip
+    preset = presets.get_preset(req.preset or presets.DEFAULT_PRESET)
+    texts = presets.roles_for(preset, lang)
+    return [(preset_flag, _role(t, s)) for s, t in zip(SEATS, texts, strict=False)]
+
+
+def _role(text: presets.RoleText, seat: Seat) -> Role:
+    return Role(seat, text.name, text.description)
+
+
+def seat_agents(req: DebateRequest, seats: int, surface: Surface) -> list[tuple[str, str | None]]:
+    """(agent, model) of every seat: ``agents``/``models`` (one per seat, or one for all;
+    entries A and B are already ``agent_a``/``agent_b`` and ``model_a``/``model_b``)."""
+    out: list[tuple[str, str | None]] = []
+    for field in ("agents", "models"):
+        given: tuple[str, ...] = getattr(req, field)
+        if len(given) not in (0, 1, seats):
+            raise UsageError(
+                f"{spell(field, surface)} has {len(given)} entries for {seats} seats: give one "
+                "per seat, or one for all"
+            )
+    for n, seat in enumerate(seat_list(seats)):
+        agent = {"A": req.agent_a, "B": req.agent_b}.get(seat) or _entry(req.agents, n)
+        model = req.model_a if seat == "A" else req.model_b if seat == "B" else None
+        out.append((agent or DebateRequest.agent_a, model or _entry(req.models, n)))
+    return out
+
+
+def _entry(items: tuple[str, ...], n: int) -> str | None:
+    """Entry ``n`` of a per-seat list (the one entry when it is one for all)."""
+    if not items:
+        return None
+    return items[n] if len(items) > 1 else items[0]
 
 
 def unpriced(seats: Sequence[tuple[str, str | None]], command: str | None = None) -> list[str]:
@@ -340,25 +403,61 @@ def request_from(
             hint = did_you_mean(key, names, f"valid {noun}s: {', '.join(names)}")
             raise UsageError(f"unknown {noun} {key!r}; {hint}")
         given[key] = _value(opt, value, surface, folder)
+    _one_form(given, surface)
     changes: dict[str, object] = {}
     for key in sorted(given, key=lambda k: len(options[k].sets) == 1):  # shorthands first
         for name in options[key].sets:
             changes[name] = given[key]
-    if "role_a" in changes or "role_b" in changes:
+    # A list per seat: entries A and B unless --agent-a/-b (--model-a/-b) say otherwise;
+    # the one-for-all shorthands (--agent, --model) set the list too.
+    for plural, one, pair in (("agents", "agent", ("agent_a", "agent_b")),
+                              ("models", "model", ("model_a", "model_b"))):  # fmt: skip
+        if plural in given:
+            items = changes[plural] = split_list(given[plural])
+            for n, name in enumerate(pair):
+                if name not in given and items:
+                    changes[name] = items[n] if len(items) > 1 else items[0]
+        elif one in given:
+            changes[plural] = () if given[one] is None else (given[one],)
+    if "role_a" in changes or "role_b" in changes or "role" in changes:
         changes.setdefault("preset", None)
+    if "role" in changes:
+        changes.setdefault("role_a", None)
+        changes.setdefault("role_b", None)
+    elif "role_a" in changes or "role_b" in changes:
+        changes.setdefault("role", ())
     elif "preset" in changes:
         changes.setdefault("role_a", None)
         changes.setdefault("role_b", None)
+        changes.setdefault("role", ())
     return replace(base, **changes)  # type: ignore[arg-type]
+
+
+def _one_form(given: Mapping[str, object], surface: Surface) -> None:
+    """The forms that say the same thing two ways are one usage error when mixed."""
+    for many, few in (("role", ("role_a", "role_b")), ("agents", ("agent",))):
+        both = [f for f in few if f in given]
+        if many in given and both:
+            raise UsageError(
+                f"use either {spell(many, surface)} or {spell(both[0], surface)}, not both"
+            )
+
+
+def split_list(value: object) -> tuple[str, ...]:
+    """A list option's entries: each item split at commas (``--agents a,b,c``), trimmed."""
+    items = [value] if isinstance(value, str) else list(value) if isinstance(value, tuple) else []
+    return tuple(part.strip() for item in items for part in str(item).split(",") if part.strip())
 
 
 def _value(opt: Option, value: object, surface: Surface, folder: Path | None) -> object:
     name = opt.spelled(surface)
-    if opt.kind is tuple:  # paths: one, or a list
+    if opt.kind is tuple:  # paths (or texts): one, or a list
         paths = [value] if isinstance(value, str) else value
+        texts = opt.item_chars is not None  # texts, not paths
+        what = "a string or a list of strings" if texts else "a path or a list of paths"
         if not isinstance(paths, list | tuple) or not all(isinstance(p, str) for p in paths):
-            raise UsageError(f"{name} must be a path or a list of paths, got {_type(value)}")
-        if opt.item_chars is not None:  # texts, not paths
+            raise UsageError(f"{name} must be {what}, got {_type(value)}")
+        if texts:
             check_value(opt, tuple(paths), name)
             return tuple(paths)
         return tuple(p if folder is None else _resolve(p, folder) for p in paths)

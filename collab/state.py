@@ -10,23 +10,31 @@ from typing import Literal, get_args
 from collab import __version__
 from collab.agents.decoding import Usage, sum_usage
 from collab.config import DebateConfig
+from collab.contract import DEFAULT_SEVERITY, SEVERITIES, STANCE_KINDS
 from collab.decision import DECISION_KINDS, HumanDecision
 from collab.errors import DamagedRun
+from collab.evidence import EVIDENCE_STATUSES, EvidenceCheck
 from collab.fields import DamagedField, Fields
 from collab.ledger import (
     CURRENT_TABLE,
+    STATUSES,
     TABLE_NAMES,
+    Issue,
     Ledger,
+    Resolution,
+    SeatStance,
+    SeverityChange,
     TableName,
     ledger_to_dict,
     replay,
     with_checks,
 )
-from collab.seats import SIDES, Side
+from collab.seats import SEATS, SIDES, Seat, Side
 from collab.store import RunDir, StoredRun, scan_runs
 from collab.turns import AgentMeta, TurnRecord, meta_from_fields
 from collab.verdict import Verdict, verdict
 
+RESOLUTIONS: tuple[Resolution, ...] = get_args(Resolution)
 RunStatus = Literal["pending", "running", "done", "interrupted", "failed"]
 RUN_STATUSES: tuple[RunStatus, ...] = get_args(RunStatus)
 # Who started the run: a person (CLI, batch) or a model through ``collab mcp``, which sees
@@ -50,7 +58,7 @@ class Judge:
     raw: str | None = None  # the Judge's answer as written, for an audit
 
 
-FollowUpSeat = Literal["A", "B", "judge"]
+FollowUpSeat = Literal["A", "B", "C", "D", "E", "judge"]
 FOLLOWUP_SEATS: tuple[FollowUpSeat, ...] = get_args(FollowUpSeat)
 
 
@@ -80,6 +88,21 @@ class Continued:
 
     def covers(self, round_no: int) -> bool:
         return self.after_round < round_no <= self.after_round + self.rounds
+
+
+@dataclass(frozen=True)
+class RoundOrder:
+    """The order the seats of a round spoke in (every seat at once when ``at_once``),
+    recorded when the round starts so that a resume and a reader see the same order."""
+
+    round_no: int
+    order: tuple[Seat, ...]
+    at_once: bool
+
+
+# A turn that counts as the seat answering its round (the others failed: the seat is
+# absent for that round unless it answered).
+ANSWERED = ("ok", "abstain")
 
 
 @dataclass
@@ -116,6 +139,10 @@ class RunState:
     superseded_judges: list[Judge] = field(default_factory=list)
     # The plan made before the first call (collab.plan's document); None before --depth.
     plan: dict[str, object] | None = None
+    # The order of each round held or begun (migration m007 records the fixed one of
+    # older runs); the Judge's Position 1…N in seat order (``judge_first`` is its first).
+    round_orders: list[RoundOrder] = field(default_factory=list)
+    judge_order: tuple[Seat, ...] = ()
 
     def note_for(self, round_no: int) -> str | None:
         """The decider's note for a round added by ``collab continue`` (None: no note)."""
@@ -127,10 +154,50 @@ class RunState:
     def last_note(self) -> str | None:
         return self.continues[-1].note if self.continues else None
 
+    # -- seats and rounds ------------------------------------------------------------
+    @property
+    def seats(self) -> tuple[Seat, ...]:
+        return self.config.seats
+
+    def order_of(self, round_no: int) -> tuple[Seat, ...]:
+        """The order round ``round_no`` was (or is) taken in; the seat list if unrecorded."""
+        found = next((o for o in self.round_orders if o.round_no == round_no), None)
+        return self.seats if found is None else found.order
+
+    def record_order(self, round_no: int, order: tuple[Seat, ...], at_once: bool) -> None:
+        if all(o.round_no != round_no for o in self.round_orders):
+            self.round_orders.append(RoundOrder(round_no, order, at_once))
+            self.round_orders.sort(key=lambda o: o.round_no)
+
+    def sort_turns(self) -> None:
+        """Turns in the order they were taken: round by round, in each round's order."""
+
+        def key(t: TurnRecord) -> tuple[int, int, str]:
+            order = self.order_of(t.round_no)
+            return (t.round_no, order.index(t.side) if t.side in order else len(order), t.side)
+
+        self.turns.sort(key=key)
+
+    def answered(self, round_no: int) -> tuple[Seat, ...]:
+        """The seats that answered round ``round_no`` (a turn that did not fail)."""
+        return tuple(
+            s for s in self.seats if (t := self.turn(round_no, s)) and t.status in ANSWERED
+        )
+
+    def present(self, round_no: int) -> frozenset[Seat]:
+        """The seats present in a round: all but those whose turn in it failed (a seat
+        yet to speak counts as present)."""
+        absent = {t.side for t in self.turns if t.round_no == round_no and t.status not in ANSWERED}
+        return frozenset(s for s in self.seats if s not in absent)
+
     # -- derived -------------------------------------------------------------------
     def ledger(self, upto_round: int | None = None) -> Ledger:
         turns = [t for t in self.turns if upto_round is None or t.round_no <= upto_round]
-        ledger = replay(((t.side, t.round_no, t.contract) for t in turns), self.stance_table)
+        present = {r: self.present(r) for r in {t.round_no for t in turns}}
+        ledger = replay(
+            ((t.side, t.round_no, t.contract) for t in turns), self.stance_table,
+            present.__getitem__, self.config.quorum,
+        )  # fmt: skip
         # Each cite with what its check found (the latest check of the same cite wins).
         return with_checks(ledger, {c.key(): c.status for t in turns for c in t.evidence_checks})
 
@@ -146,7 +213,7 @@ class RunState:
     def rounds_done(self) -> int:
         done = 0
         for r in range(1, self.config.rounds + 1):
-            if self.turn(r, "A") and self.turn(r, "B"):
+            if all(self.turn(r, s) for s in self.seats):
                 done = r
             else:
                 break
@@ -195,7 +262,9 @@ class RunState:
         return any(t.contract is not None for t in self.turns)
 
     def verdict(self) -> Verdict:
-        return verdict(self.ledger(), self.any_contract(), quick=self.config.depth == "quick")
+        few = self.stop_reason == "too-few-seats"
+        quick = self.config.depth == "quick"
+        return verdict(self.ledger(), self.any_contract() and not few, quick=quick)
 
     def tokens(self) -> Usage:
         return sum_usage([m.usage for m in self._metas() if m.usage is not None]) or Usage()
@@ -233,10 +302,11 @@ class RunState:
             "round_ledgers": [ledger_to_dict(lg) for lg in self.round_ledgers()],
             "cost_usd": self.cost_usd(),
             "cost_usd_by_side": {
-                "A": self.cost_usd("A"),
-                "B": self.cost_usd("B"),
+                **{str(s): self.cost_usd(s) for s in self.seats},
                 "judge": self.judge_cost_usd(),
             },
+            "round_orders": [asdict(o) for o in self.round_orders],
+            "judge_order": list(self.judge_order),
             "cost_estimated": self.cost_estimated(),
             "tokens": asdict(self.tokens()),
         }
@@ -247,16 +317,17 @@ class RunState:
         f = Fields(d, "state")
         angle = f.opt_obj("angle")
         judge = f.opt_obj("judge")
+        config = DebateConfig.from_fields(f.obj("config"))
         return RunState(
             run_id=f.str("run_id"),
-            config=DebateConfig.from_fields(f.obj("config")),
+            config=config,
             created=f.str("created", ""),
             created_ts=f.float("created_ts", 0.0),
             status=f.literal("status", RUN_STATUSES, "running"),
             stop_reason=f.opt_str("stop_reason"),
             stop_detail=f.opt_str("stop_detail") or "",
             error=f.opt_str("error"),
-            turns=[TurnRecord.from_fields(t) for t in f.items("turns")],
+            turns=[TurnRecord.from_fields(t, config.seats) for t in f.items("turns")],
             checked_rounds=f.ints("checked_rounds"),
             angle=None if angle is None else _angle(angle),
             judge=None if judge is None else _judge(judge),
@@ -270,7 +341,20 @@ class RunState:
             continues=[_continued(x) for x in f.items("continues")],
             superseded_judges=[_judge(x) for x in f.items("superseded_judges")],
             plan=_plan(f.get("plan")),
+            round_orders=[
+                RoundOrder(o.int("round_no"), _seats(o, "order"), o.bool("at_once", False))
+                for o in f.items("round_orders")
+            ],
+            judge_order=_seats(f, "judge_order"),
         )
+
+
+def _seats(f: Fields, key: str) -> tuple[Seat, ...]:
+    names = f.strs(key)
+    out = tuple(s for name in names for s in SEATS if s == name)
+    if len(out) != len(names):
+        raise DamagedField(f.at(key), "not a list of seats A–E")
+    return out
 
 
 def _plan(value: object) -> dict[str, object] | None:
@@ -328,6 +412,44 @@ def _decision(f: Fields) -> HumanDecision:
         when=f.str("when", ""),
         option=f.opt_str("option"),
         why=f.opt_str("why"),
+    )
+
+
+def issue_from_fields(f: Fields) -> Issue:
+    """One ledger item as :func:`collab.ledger.ledger_to_dict` writes it (events.jsonl);
+    a damaged field raises ``DamagedField`` naming it."""
+    dropped = f.strs("dropped_by")
+    if not set(dropped) <= set(SEATS):
+        raise DamagedField(f.at("dropped_by"), "not a list of seats A–E")
+    resolution = None if f.get("resolution") is None else f.literal("resolution", RESOLUTIONS)
+    return Issue(
+        id=f.str("id"), title=f.str("title"), raised_by=f.literal("raised_by", SEATS),
+        status=f.literal("status", STATUSES), evidence_a=f.str("evidence_a", ""),
+        evidence_b=f.str("evidence_b", ""), round_opened=f.int("round_opened"),
+        round_updated=f.int("round_updated"),
+        dropped_by=frozenset(s for s in SEATS if s in dropped), resolution=resolution,
+        reason=f.str("reason", ""), severity=f.literal("severity", SEVERITIES, DEFAULT_SEVERITY),
+        severity_changes=tuple(
+            SeverityChange(c.literal("side", SEATS), c.literal("old", SEVERITIES),
+                           c.literal("new", SEVERITIES), c.int("round_no"))
+            for c in f.items("severity_changes")
+        ),
+        checks_a=_checks(f, "checks_a"), checks_b=_checks(f, "checks_b"),
+        evidence_c=f.str("evidence_c", ""), evidence_d=f.str("evidence_d", ""),
+        evidence_e=f.str("evidence_e", ""), checks_c=_checks(f, "checks_c"),
+        checks_d=_checks(f, "checks_d"), checks_e=_checks(f, "checks_e"),
+        stances=tuple(
+            SeatStance(s.literal("seat", SEATS), s.literal("stance", STANCE_KINDS),
+                       s.str("reason", ""), s.int("round_no"))
+            for s in f.items("stances")
+        ),
+    )  # fmt: skip
+
+
+def _checks(f: Fields, key: str) -> tuple[EvidenceCheck, ...]:
+    return tuple(
+        EvidenceCheck(c.str("cite"), c.opt_str("quote"), c.literal("status", EVIDENCE_STATUSES))
+        for c in f.items(key)
     )
 
 

@@ -58,6 +58,7 @@ class RunStats:
     calls: int = 0  # agent calls, retries and re-asks included
     input_tokens: int = 0
     output_tokens: int = 0
+    seats: int = 2
 
     @property
     def concession_rate(self) -> float | None:
@@ -126,6 +127,7 @@ def run_stats(state: RunState) -> RunStats:
         calls=state.calls(),
         input_tokens=state.tokens().input_tokens,
         output_tokens=state.tokens().output_tokens,
+        seats=len(state.seats),
     )
 
 
@@ -173,6 +175,8 @@ class Stats:
     choice_matched: int = 0
     choice_matched_rate: float | None = None
     by_depth: dict[str, DepthStats] = field(default_factory=dict)
+    # The verdict mix of the runs of each seat count ("2", "3", …).
+    verdicts_by_seats: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
 # The JSON Schema of one depth's DepthStats in ``collab stats --json``'s ``by_depth``.
@@ -252,6 +256,10 @@ def aggregate(runs: Sequence[RunStats]) -> Stats:
         choice_matched=matched,
         choice_matched_rate=_ratio(matched, with_options),
         by_depth=per_depth(runs),
+        verdicts_by_seats={
+            str(n): dict(sorted(Counter(r.verdict for r in runs if r.seats == n).items()))
+            for n in sorted({r.seats for r in runs})
+        },
     )
 
 

@@ -24,7 +24,7 @@ from collab.judge.labels import Labels
 from collab.ledger import Ledger
 from collab.prices import fmt_cost
 from collab.prompts import Prompts, TurnView
-from collab.seats import Side
+from collab.seats import SEAT_ICON, Side
 from collab.store import RunDir
 from collab.text import cap
 from collab.turns import PLACEHOLDER, AgentMeta, TurnRecord, TurnStatus
@@ -32,7 +32,7 @@ from collab.turns import PLACEHOLDER, AgentMeta, TurnRecord, TurnStatus
 # A reply beyond this many times --max-chars is cut with a marker (stored, shown, forwarded).
 REPLY_CAP_FACTOR = 8
 JUDGE_TEXT_CAP = 40_000
-SIDE_ICON = {"A": "🔵", "B": "🔴"}
+SIDE_ICON = SEAT_ICON
 
 REPLIES_DIR = "replies"
 
@@ -208,8 +208,10 @@ class Turns:
         stop_reason: str,
         labels: Labels,
         note: str | None = None,
+        absent: Sequence[tuple[int, Side]] = (),
     ) -> JudgeAnswer:
-        prompt = self.prompts.judge(self.cfg, ledger, history, stop_reason, labels, note)
+        """``absent``: (round, seat) of each seat that answered no turn of a round."""
+        prompt = self.prompts.judge(self.cfg, ledger, history, stop_reason, labels, note, absent)
         ui = ctx.events
         res = self._call_judge(ctx, caller, "judge", prompt)
         if res.status != "ok":

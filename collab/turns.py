@@ -70,12 +70,13 @@ class TurnRecord:
         return d
 
     @staticmethod
-    def from_fields(f: Fields) -> TurnRecord:
+    def from_fields(f: Fields, seats: tuple[Side, ...] = SIDES) -> TurnRecord:
+        """``seats``: the run's seats (a turn of another seat is damage)."""
         contract = f.get("contract")
         reask = f.opt_obj("reask")
         return TurnRecord(
             round_no=f.int("round_no"),
-            side=f.literal("side", SIDES),
+            side=f.literal("side", seats),
             role_name=f.str("role_name"),
             status=f.literal("status", TURN_STATUSES),
             reply=f.str("reply"),

@@ -38,6 +38,36 @@ PLACEHOLDERS: dict[str, Placeholder] = {
 }
 
 
+# The makers of models by the start of a model's name, for agents that run any model
+# (ollama, llm, command, the user's own): "llama3.1:8b" → meta. Longest prefix first.
+MODEL_PREFIXES: dict[str, str] = {
+    "claude": "anthropic", "anthropic": "anthropic", "gpt": "openai", "chatgpt": "openai",
+    "o1": "openai", "o3": "openai", "o4": "openai", "codex": "openai", "openai": "openai",
+    "gemini": "google", "gemma": "google", "google": "google", "llama": "meta",
+    "codellama": "meta", "mistral": "mistral", "mixtral": "mistral", "codestral": "mistral",
+    "qwen": "alibaba", "deepseek": "deepseek", "phi": "microsoft", "grok": "xai",
+    "command-r": "cohere", "smollm": "huggingface",
+}  # fmt: skip
+
+
+UNKNOWN = "unknown:"
+
+
+def model_family(agent: str, model: str | None) -> str:
+    """The family of models behind a seat: its agent's (claude → anthropic), or, for an
+    agent that runs any model, the maker its model's name starts with (the part after the
+    last ``/``). An unknown one is a family of its own (``agent:model``), never "the same"
+    as another."""
+    family = FAMILIES.get(agent)
+    if family is not None and family.models is not None:
+        return family.models
+    name = (model or "").rsplit("/", 1)[-1].strip().lower()
+    for prefix in sorted(MODEL_PREFIXES, key=len, reverse=True):
+        if name.startswith(prefix):
+            return MODEL_PREFIXES[prefix]
+    return f"{UNKNOWN}{agent}:{model or 'default'}"
+
+
 def decoder_for(
     output: str, limit: int | None = None, stderr_failures: tuple[str, ...] = ()
 ) -> Decoder:

@@ -135,7 +135,7 @@ def _batch_status(batch_id: str, wait: float, as_json: bool) -> None:
 
 
 def result(run_id: RunId, as_json: o.Json = False) -> None:
-    """Print a finished run's collab.result/1 document (an error while it still runs)."""
+    """Print a finished run's collab.result/2 document (an error while it still runs)."""
     from collab.control import result_of
 
     echo_json(result_of(run_id))

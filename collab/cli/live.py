@@ -225,7 +225,9 @@ class DebateView:
                 self._flush(everything=True)
                 self.stances = []
                 self.full_ledger_shown = False
-                self._print(Rule(f"Round {ev.round}/{ev.total}", characters="─"))
+                order = (" · all at once" if ev.at_once else " · " + ", ".join(ev.order)) if (
+                    ev.order) else ""  # fmt: skip
+                self._print(Rule(f"Round {ev.round}/{ev.total}{order}", characters="─"))
                 # Round 1 (blind by default): every seat's place is set before any starts.
                 first = ev.round == 1 and not self.resumed
                 self.slots = [_Turn(s, self._title(s)) for s in self.seats] if first else []

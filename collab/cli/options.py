@@ -53,7 +53,7 @@ Events = Annotated[
     str | None,
     typer.Option("--events", metavar="FORMAT", rich_help_panel=OUTPUT,
                  help="ndjson: print the run's events on stdout as they happen, one JSON "
-                 "object a line (collab.event/1), the last line the collab.result/1 document."),
+                 "object a line (collab.event/1), the last line the collab.result/2 document."),
 ]  # fmt: skip
 
 

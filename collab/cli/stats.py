@@ -50,6 +50,8 @@ def stats(as_json: o.Json = False) -> None:
         ("rounds to converge (mean)", "n/a" if total.rounds_to_converge is None
          else f"{total.rounds_to_converge:g} over {total.converged_runs} runs"),
         ("verdicts", verdicts),
+        *((f"verdicts with {n} seats", ", ".join(f"{k} {v}" for k, v in mix.items()))
+          for n, mix in total.verdicts_by_seats.items()),
         ("contract salvage (items kept / sent)",
          f"{pct(total.salvage_rate)} ({total.items_kept}/{total.items_sent})"),
         ("turns with a usable contract / debater turns",

@@ -25,7 +25,7 @@ class RunStillGoing(UsageError):
 
 
 def result_of(run_id: str) -> dict[str, object]:
-    """The ``collab.result/1`` document of a run that is no longer driven."""
+    """The ``collab.result/2`` document of a run that is no longer driven."""
     run_dir = RunDir(run_id)
     state = load_state(run_dir)
     if state.status in ("done", "failed"):

@@ -18,10 +18,10 @@ import unicodedata
 from dataclasses import dataclass, replace
 
 from collab.agents.decoding import sum_usage
-from collab.judge.labels import Labels, first_side
+from collab.judge.labels import Labels, first_side, judge_order
 from collab.lang import Lang
 from collab.ledger import Ledger
-from collab.seats import Side
+from collab.seats import SEATS, Seat, Side
 from collab.turns import AgentMeta
 
 _SKIPPED = {
@@ -123,6 +123,19 @@ def merged_meta(first: AgentMeta, second: AgentMeta) -> AgentMeta:
 def labels_for(run_id: str, first: Side | None, name_a: str, name_b: str) -> Labels:
     """The run's labels: the recorded order, else the one drawn from its id."""
     return Labels(first=first or first_side(run_id), name_a=name_a, name_b=name_b)
+
+
+def seat_labels(
+    run_id: str, recorded: tuple[Seat, ...], first: Side | None, names: tuple[str, ...]
+) -> Labels:
+    """The labels of a debate of any seat count (``names`` in seat order): the recorded
+    Position order, else the recorded Position 1 (runs before panels) with the others in
+    seat order, else the order drawn from the id."""
+    seats = SEATS[: len(names)]
+    order = recorded or (
+        (first, *[s for s in seats if s != first]) if first else judge_order(run_id, seats)
+    )
+    return Labels(order[0], names[0], names[1], more_names=names[2:], positions=order)
 
 
 def skipped_open_ids(text: str, ledger: Ledger) -> list[str]:

@@ -1,9 +1,10 @@
-"""The Judge reads the sides as "Position 1" and "Position 2", never by their roles.
+"""The Judge reads the seats as "Position 1" … "Position N", never by their roles.
 
-Which side is Position 1 is drawn per run from a seed derived from the run id, so the
-order is random across runs (no side always speaks last) and reproducible for an audit
-(the order is also recorded in state.json). Whole-word occurrences of the role names
-(and of "Role A"/"Role B") in the debaters' prose become the labels before the Judge
+Which seat is which Position is drawn per run from a seed derived from the run id (a
+shuffle of the seats; with two seats, which one is Position 1), so the order is random
+across runs and reproducible for an audit (the order is also recorded in state.json).
+Whole-word occurrences of the role names (and of "Role A" … "Role E") in the debaters'
+prose become the labels before the Judge
 reads it; the labels in the Judge's answer become the role names again before collab
 shows or saves it. The topic is left as it is. Pure: no I/O.
 """
@@ -14,45 +15,67 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-from collab.seats import Side
+from collab.seats import SEATS, Seat, Side
 
-LABELS = ("Position 1", "Position 2")
+LABELS = tuple(f"Position {n}" for n in range(1, len(SEATS) + 1))
+
+
+def judge_order(run_id: str, seats: tuple[Seat, ...]) -> tuple[Seat, ...]:
+    """The seats in Position order (Position 1 first), a shuffle drawn from the run id:
+    stable per run, mixed across runs. With two seats Position 1 is A when the first
+    byte of the id's digest is even (as it always was)."""
+    digest = hashlib.sha256(run_id.encode("utf-8")).digest()
+    order = list(seats)
+    for k, i in enumerate(range(len(order) - 1, 0, -1)):
+        j = i - digest[k] % (i + 1)
+        order[i], order[j] = order[j], order[i]
+    return tuple(order)
 
 
 def first_side(run_id: str) -> Side:
-    """The side the Judge reads as Position 1, drawn from the run id."""
-    return "A" if hashlib.sha256(run_id.encode("utf-8")).digest()[0] % 2 == 0 else "B"
+    """The side the Judge reads as Position 1 in a two-seat debate, drawn from the run id."""
+    return judge_order(run_id, ("A", "B"))[0]
 
 
 @dataclass(frozen=True)
 class Labels:
-    first: Side  # the side shown as "Position 1"
+    first: Side  # the seat shown as "Position 1"
     name_a: str
     name_b: str
+    # A panel: the names of seats C–E, and every seat in Position order (empty: the two
+    # seats, ``first`` then the other).
+    more_names: tuple[str, ...] = ()
+    positions: tuple[Seat, ...] = ()
 
     def label(self, side: Side) -> str:
-        return LABELS[0] if side == self.first else LABELS[1]
+        return LABELS[self.order().index(side)]
 
     def side_of(self, label: str) -> Side:
-        return self.first if label == LABELS[0] else ("B" if self.first == "A" else "A")
+        return self.order()[LABELS.index(label)]
 
-    def order(self) -> tuple[Side, Side]:
-        """The sides in label order: Position 1's first."""
+    def order(self) -> tuple[Side, ...]:
+        """The seats in label order: Position 1's first."""
+        if self.positions:
+            return self.positions
         return (self.first, "B" if self.first == "A" else "A")
 
+    def seat_names(self) -> dict[Side, str]:
+        """Each seat's role name."""
+        return dict(zip(SEATS, (self.name_a, self.name_b, *self.more_names), strict=False))
+
     def hide(self, text: str) -> str:
-        """Role names (whole words, longest first) and "Role A/B" → the labels."""
-        names = {
-            "Role A": self.label("A"),
-            "Role B": self.label("B"),
-            self.name_a: self.label("A"),
-            self.name_b: self.label("B"),
-        }
+        """Role names (whole words, longest first) and "Role A/B/…" → the labels."""
+        names: dict[str, str] = {}
+        for seat in self.order():
+            names[f"Role {seat}"] = self.label(seat)
+        for seat, name in self.seat_names().items():
+            names[name] = self.label(seat)
         return _replace_words(text, {k: v for k, v in names.items() if k.strip()})
 
     def names(self) -> dict[str, str]:
-        """Each label → its role's name (what :meth:`reveal` replaces)."""
-        return {self.label("A"): self.name_a, self.label("B"): self.name_b}
+        """Each label → its role's name (what :meth:`reveal` replaces), Position 1 first."""
+        seat_names = self.seat_names()
+        return {self.label(s): seat_names[s] for s in self.order()}
 
     def reveal(self, text: str) -> str:
         """The labels in the Judge's text → the role names."""

@@ -168,9 +168,9 @@ TOOLS: tuple[types.Tool, ...] = (
         title="Debate result",
         description="The result of a debate that has ended: the Judge's Markdown summary "
         "(judge.markdown), the issue ledger, the verdict, cost and file paths "
-        "(collab.result/1). An error while the debate still runs: poll debate_status first.",
+        "(collab.result/2). An error while the debate still runs: poll debate_status first.",
         input_schema=_input({"run_id": _RUN_ID}, ("run_id",)),
-        output_schema=_output("collab.result/1"),
+        output_schema=_output("collab.result/2"),
         annotations=_hints(read_only=True, idempotent=True, title="Debate result"),
     ),
     types.Tool(
@@ -189,11 +189,11 @@ TOOLS: tuple[types.Tool, ...] = (
         name="debate",
         title="Run a debate to the end",
         description="Run a debate and wait for its end, with a progress notification per "
-        "turn and a heartbeat in between; returns the result (collab.result/1). Takes "
+        "turn and a heartbeat in between; returns the result (collab.result/2). Takes "
         "minutes: use it only where tool calls may run that long, else debate_start. "
         "Same inputs as debate_start. " + _FOLLOW,
         input_schema=_input(DEBATE_PROPS, ("topic",)),
-        output_schema=_output("collab.result/1"),
+        output_schema=_output("collab.result/2"),
         annotations=_hints(read_only=False, open_world=True, title="Run a debate to the end"),
     ),
     types.Tool(
@@ -201,10 +201,10 @@ TOOLS: tuple[types.Tool, ...] = (
         title="Ask a debater or the Judge",
         description="After a debate has ended: ask one seat (or both debaters at once) a "
         "follow-up question and wait for the answer(s) (about a minute). The answers are "
-        "kept with the run (followups in collab.result/1) and change neither the ledger "
+        "kept with the run (followups in collab.result/2) and change neither the ledger "
         "nor the verdict. Counts against this server's max_concurrent and max_cost.",
         input_schema=_input({"run_id": _RUN_ID, **_ASK}, ("run_id", "question")),
-        output_schema=_output("collab.result/1"),
+        output_schema=_output("collab.result/2"),
         annotations=_hints(read_only=False, open_world=True, title="Ask a debater or the Judge"),
     ),
     types.Tool(
@@ -225,7 +225,7 @@ TOOLS: tuple[types.Tool, ...] = (
         "how it turned out (outcome). Deciding again supersedes; the history is kept. "
         "Record only what the user told you; never decide for them.",
         input_schema=_input({"run_id": _RUN_ID, **_DECIDE}, ("run_id",)),
-        output_schema=_output("collab.result/1"),
+        output_schema=_output("collab.result/2"),
         annotations=_hints(read_only=False, title="Record the decision"),
     ),
     types.Tool(

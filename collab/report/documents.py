@@ -14,6 +14,7 @@ from collab.favours import flips, most_favoured, preferences
 from collab.fields import DamagedField
 from collab.ledger import counts, ledger_to_dict, open_blocking
 from collab.outcome import outcome_of, shown_stop_reason
+from collab.panel import issue_tally, one_family_note, seat_infos
 from collab.presets import Preset
 from collab.state import RunState
 from collab.stats import run_stats
@@ -22,13 +23,18 @@ from collab.store import RunDir, StoredRun
 if TYPE_CHECKING:
     from collab.doctor import Check
 
-RESULT_SCHEMA = "collab.result/1"
+# /2 (panels): a ``seats`` list (label, name, agent, model, family), each ledger item's
+# ``tally``, ``family_note`` and the seats that answered each round; /1 documents (two
+# seats, ``roles`` A/B) are still read by everything that reads /2.
+RESULT_SCHEMA = "collab.result/2"
+RESULT_SCHEMAS = ("collab.result/1", RESULT_SCHEMA)
 
 
 def result_document(state: RunState, run_dir: RunDir) -> dict[str, object]:
     """The one JSON document ``--json`` prints for a run: stable, versioned by ``schema``."""
     cfg = state.config
     ledger = state.ledger()
+    seats = seat_infos(state)
     paths = {"run_dir": str(run_dir.path), "state": str(run_dir.state_path)}
     for key, name in (
         ("transcript", "transcript.md"),
@@ -54,12 +60,17 @@ def result_document(state: RunState, run_dir: RunDir) -> dict[str, object]:
         "topic": cfg.topic,
         "preset": cfg.preset,
         "roles": {
-            "A": {"name": cfg.role_a.name, "agent": cfg.agent_a.agent, "model": cfg.agent_a.model},
-            "B": {"name": cfg.role_b.name, "agent": cfg.agent_b.agent, "model": cfg.agent_b.model},
+            **{str(s.label): {"name": s.name, "agent": s.agent, "model": s.model} for s in seats},
             "judge": {"agent": cfg.judge.agent, "model": cfg.judge.model},
         },
+        "seats": [s.to_dict() for s in seats],
+        "family_note": one_family_note(state),
         "rounds": {"done": state.rounds_done(), "planned": cfg.rounds},
-        "ledger": ledger_to_dict(ledger),
+        "seats_answered": [list(state.answered(r)) for r in range(1, state.rounds_done() + 1)],
+        "ledger": [
+            {**item, "tally": issue_tally(state, issue).to_dict()}
+            for item, issue in zip(ledger_to_dict(ledger), ledger.issues, strict=True)
+        ],
         "counts": counts(ledger),
         "turns": [
             {
@@ -79,8 +90,7 @@ def result_document(state: RunState, run_dir: RunDir) -> dict[str, object]:
         "cost_usd": state.cost_usd(),
         "cost_estimated": state.cost_estimated(),
         "cost_usd_by_role": {
-            "A": state.cost_usd("A"),
-            "B": state.cost_usd("B"),
+            **{str(s): state.cost_usd(s) for s in cfg.seats},
             "judge": state.judge_cost_usd(),
         },
         "tokens": {

@@ -21,6 +21,7 @@ from collab import __version__
 from collab.config import AgentChoice
 from collab.ledger import Issue, Ledger, Status, counts, get
 from collab.outcome import outcome_of
+from collab.panel import answered_line, issue_tally, one_family_note
 from collab.prices import fmt_cost
 from collab.report.markdown import cost_parts, judge_title, tokens_line
 from collab.report.markup import answer_first, markdown_html, prose_html
@@ -75,6 +76,7 @@ class LedgerRow:
     severity: str | None
     checks_a: tuple[CiteMark, ...]
     checks_b: tuple[CiteMark, ...]
+    tally: str = ""  # where the seats stand (collab.panel.IssueTally.line)
 
 
 @dataclass(frozen=True)
@@ -166,12 +168,13 @@ def _checks(issue: Issue, side: Side) -> tuple[CiteMark, ...]:
     return tuple(CiteMark(c.cite, c.status) for c in issue.checks(side))
 
 
-def _issue_row(issue: Issue) -> LedgerRow:
+def _issue_row(issue: Issue, state: RunState) -> LedgerRow:
     return LedgerRow(
         issue=issue,
         severity=None if issue.severity == "major" else issue.severity,
         checks_a=_checks(issue, "A"),
         checks_b=_checks(issue, "B"),
+        tally=issue_tally(state, issue).line(),
     )
 
 
@@ -179,7 +182,7 @@ def _seats(state: RunState) -> tuple[SeatView, ...]:
     cfg = state.config
     debaters = tuple(
         SeatView(f"Role {r.side}", r.name, r.description, a, r.side.lower())
-        for r, a in ((cfg.role_a, cfg.agent_a), (cfg.role_b, cfg.agent_b))
+        for r, a in zip(cfg.roles, cfg.agents, strict=True)
     )
     judge = SeatView("Judge", "", "Reads the debate and the ledger; writes the summary.",
                      cfg.judge, "judge")  # fmt: skip
@@ -244,7 +247,9 @@ def render_html(state: RunState) -> str:
         steering=markdown_html(steering) if steering else None,
         tokens=tokens_line(state),
         ledger=ledger,
-        issue_rows=tuple(_issue_row(i) for i in ledger.issues),
+        issue_rows=tuple(_issue_row(i, state) for i in ledger.issues),
+        family_note=one_family_note(state),
+        answered=[answered_line(state, r.number) for r in rounds],
         ledger_counts=counts(ledger),
         matrix=_matrix(state),
         rounds=rounds,

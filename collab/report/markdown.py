@@ -15,16 +15,18 @@ from collab.favours import flip_of
 from collab.ledger import get, open_blocking
 from collab.ledger_summary import ledger_markdown
 from collab.outcome import counts_text, outcome_of
+from collab.panel import answered_line, issue_tally, one_family_note
 from collab.prices import fmt_cost
 from collab.report.decision_input import flip_text
 from collab.report.markup import demote_headings
 from collab.report.steering import steering_md
+from collab.seats import SEAT_ICON
 from collab.state import RunState
 from collab.stats import run_stats
 from collab.text import md_cell
 from collab.turns import TurnRecord
 
-ICON = {"A": "🔵", "B": "🔴"}
+ICON = SEAT_ICON
 
 
 # The small labels every report shares (the HTML page too): a cost, a token count, a title.
@@ -54,7 +56,7 @@ def shares_line(
 
 def cost_parts(state: RunState) -> tuple[str, str]:
     """A run's total and its shares: A, B and the Judge."""
-    shares = {"A": state.cost_usd("A"), "B": state.cost_usd("B"), "judge": state.judge_cost_usd()}
+    shares = {**{str(s): state.cost_usd(s) for s in state.seats}, "judge": state.judge_cost_usd()}
     return shares_line(state.cost_usd(), shares, state.cost_estimated())
 
 
@@ -135,29 +137,52 @@ def _transcript_turn(t: TurnRecord, earlier: Sequence[TurnRecord] = ()) -> list[
     return out
 
 
+def _verdict(state: RunState) -> str:
+    """``verdict: consensus``, and the one-family note beside it when it applies."""
+    note = one_family_note(state)
+    return f"verdict: {state.verdict()}" + (f" ({note})" if note else "")
+
+
+def _round_heading(state: RunState, r: int) -> str:
+    """``Round 2 · B, C, A · 2 of 3 seats answered`` (the order it was taken in)."""
+    order = state.order_of(r)
+    how = "all at once" if any(o.round_no == r and o.at_once for o in state.round_orders) else (
+        ", ".join(order))  # fmt: skip
+    return f"Round {r} · {how} · {answered_line(state, r)}"
+
+
+def tally_md(state: RunState) -> list[str]:
+    """Per issue: how many seats agree, contest or are silent, the families on each side."""
+    issues = state.ledger().issues
+    if not issues:
+        return []
+    out = ["## Where the seats stand", ""]
+    out += [f"- {i.id} ({i.status}): {issue_tally(state, i).line()}" for i in issues]
+    return [*out, ""]
+
+
 def transcript_md(state: RunState) -> str:
     cfg = state.config
+    agents = ", ".join(f"{r.side} {_agent(a.agent, a.model)}" for r, a in zip(
+        cfg.roles, cfg.agents, strict=True))  # fmt: skip
     out = [
         _title(state),
         "",
         f"- Run: `{state.run_id}` · created {state.created}",
         f"- Preset: {cfg.preset} · rounds {state.rounds_done()}/{cfg.rounds} · language {cfg.lang}",
-        f"- 🔵 Role A: **{cfg.role_a.name}** — {cfg.role_a.description}",
-        f"- 🔴 Role B: **{cfg.role_b.name}** — {cfg.role_b.description}",
-        f"- Agents: A {_agent(cfg.agent_a.agent, cfg.agent_a.model)}, "
-        f"B {_agent(cfg.agent_b.agent, cfg.agent_b.model)}, "
-        f"judge {_agent(cfg.judge.agent, cfg.judge.model)}",
-        f"- Stop: {state.stop_reason or '—'} — {state.stop_detail} · verdict: {state.verdict()}",
+        *(f"- {ICON[r.side]} Role {r.side}: **{r.name}** — {r.description}" for r in cfg.roles),
+        f"- Agents: {agents}, judge {_agent(cfg.judge.agent, cfg.judge.model)}",
+        f"- Stop: {state.stop_reason or '—'} — {state.stop_detail} · {_verdict(state)}",
         f"- {_cost(state)}",
     ]
     if cfg.contexts:
         out.append("- Context: " + ", ".join(f"`{c.path}`" for c in cfg.contexts))
-    out += _by_round(
-        state.turns, lambda r: ["", f"## Round {r}"], lambda t: _transcript_turn(t, state.turns)
-    )
+    heading = lambda r: ["", f"## {_round_heading(state, r)}"]  # noqa: E731
+    out += _by_round(state.turns, heading, lambda t: _transcript_turn(t, state.turns))
     if state.angle is not None:
         out += ["", f"_New angle injected before round {state.angle.round_no}: {state.angle.text}_"]
     out += ["", "## Final ledger", "", ledger_markdown(state.ledger().issues)]
+    out += tally_md(state)
     if state.judge is not None:
         title = "Summary (from the ledger)" if state.judge.fallback else "Judge"
         out += [f"## {title}", "", state.judge.text.strip(), ""]
@@ -201,12 +226,13 @@ def render_markdown_report(state: RunState) -> str:
         f"- Run `{state.run_id}` · {state.status} · preset {cfg.preset} · created {state.created}",
         *(
             f"- Role {r.side}: **{r.name}** ({_seat(a.agent, a.model)}) — {r.description}"
-            for r, a in ((cfg.role_a, cfg.agent_a), (cfg.role_b, cfg.agent_b))
+            for r, a in zip(cfg.roles, cfg.agents, strict=True)
         ),
         f"- Judge: {_seat(cfg.judge.agent, cfg.judge.model)}",
         f"- Rounds: {state.rounds_done()} of {cfg.rounds} · {outcome.stop_phrase()}"
         + (f" — {state.stop_detail}" if state.stop_detail else "")
         + f" · verdict: {state.verdict()} ({counts_text(outcome.counts)})"
+        + (f" · {note}" if (note := one_family_note(state)) else "")
         + (f" · open blocking: {n}" if (n := open_blocking(ledger)) else ""),
         f"- {_cost(state)} · tokens: {tokens_line(state)}",
     ]
@@ -222,6 +248,7 @@ def render_markdown_report(state: RunState) -> str:
         out += [steering]
     out += ["## Final ledger", ""]
     out.append(ledger_markdown(ledger.issues))
+    out += tally_md(state)
     lgs = state.round_ledgers()
     if ledger.issues and lgs:
         rounds = " | ".join(f"R{n}" for n in range(1, len(lgs) + 1))
@@ -230,7 +257,7 @@ def render_markdown_report(state: RunState) -> str:
             cells = " | ".join(i.status if (i := get(lg, issue.id)) else "·" for lg in lgs)
             out.append(f"| {issue.id} {md_cell(issue.title)} | {cells} |")
         out.append("")
-    out += _by_round(state.turns, lambda r: [f"## Round {r}", ""], _outline_turn)
+    out += _by_round(state.turns, lambda r: [f"## {_round_heading(state, r)}", ""], _outline_turn)
     if state.warnings:
         out += ["## Warnings", "", *(f"- {w}" for w in state.warnings), ""]
     out += _numbers(state)

@@ -10,6 +10,7 @@ again.
 
 from __future__ import annotations
 
+import copy
 from typing import Any, get_args
 
 from collab.convergence import STOP_REASONS
@@ -17,8 +18,9 @@ from collab.decision import DECISION_KINDS
 from collab.doctor import Level
 from collab.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_PREREQ, EXIT_USAGE
 from collab.gate import GATE_PROPERTIES, GATE_REQUIRED, GATE_SCHEMA
-from collab.ledger import STATUSES, Resolution
+from collab.ledger import ISSUE_JSON_SCHEMA
 from collab.options import DEPTHS, RunnerKind
+from collab.panel import SEAT_JSON_SCHEMA, TALLY_JSON_SCHEMA
 from collab.plan import PLAN_JSON_SCHEMA
 from collab.report.decision_input import DECISION_INPUT_PROPERTIES
 from collab.seats import SIDES
@@ -44,49 +46,7 @@ def _doc(name: str, props: dict[str, Any], required: list[str]) -> dict[str, Any
     }
 
 
-# One cited ``path:line`` of an issue's evidence and what collab's check found.
-_CHECK = {
-    "type": "object",
-    "properties": {
-        "cite": {"type": "string"},
-        "quote": _STR_OR_NULL,
-        "status": {"enum": ["verified", "wrong-line", "no-such-file", "outside", "unchecked"]},
-    },
-    "required": ["cite", "status"],
-}
-_ISSUE = {
-    "type": "object",
-    "properties": {
-        "id": {"type": "string", "pattern": "^I[1-9][0-9]*$"},
-        "title": {"type": "string"},
-        "raised_by": {"enum": list(SIDES)},
-        "status": {"enum": list(STATUSES)},
-        "evidence_a": {"type": "string"},
-        "evidence_b": {"type": "string"},
-        "round_opened": {"type": "integer", "minimum": 1},
-        "round_updated": {"type": "integer", "minimum": 1},
-        "dropped_by": {"type": "array", "items": {"enum": list(SIDES)}},
-        "resolution": {"enum": [*get_args(Resolution), None]},
-        "reason": {"type": "string"},
-        "severity": {"enum": ["blocking", "major", "minor"]},
-        "severity_changes": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "side": {"enum": ["A", "B"]},
-                    "old": {"enum": ["blocking", "major", "minor"]},
-                    "new": {"enum": ["blocking", "major", "minor"]},
-                    "round_no": {"type": "integer", "minimum": 1},
-                },
-                "required": ["side", "old", "new"],
-            },
-        },
-        "checks_a": {"type": "array", "items": _CHECK},
-        "checks_b": {"type": "array", "items": _CHECK},
-    },
-    "required": ["id", "title", "raised_by", "status", "evidence_a", "evidence_b"],
-}
+_ISSUE = ISSUE_JSON_SCHEMA
 _SEAT = {
     "type": "object",
     "properties": {"name": {"type": "string"}, "agent": {"type": "string"}, "model": _STR_OR_NULL},
@@ -192,7 +152,7 @@ RESULT = _doc(
             "items": {
                 "type": "object",
                 "properties": {
-                    "seat": {"enum": ["A", "B", "judge"]},
+                    "seat": {"enum": [*SIDES, "judge"]},
                     "question": {"type": "string"},
                     "answer": {"type": "string"},
                     "status": {"type": "string"},
@@ -468,6 +428,7 @@ STATS = _doc(
         "choice_matched": _COUNT_0,
         "choice_matched_rate": _RATE,
         "by_depth": {"type": "object", "additionalProperties": DEPTH_STATS_JSON_SCHEMA},
+        "verdicts_by_seats": {"type": "object", "additionalProperties": {"type": "object"}},
         "per_run": {"type": "array", "items": {"type": "object"}},
     },
     ["runs", "turns", "concession_rate", "verdicts", "salvage_rate", "per_run"],
@@ -589,11 +550,36 @@ SERVER = _doc(
 GATE = _doc(GATE_SCHEMA, dict(GATE_PROPERTIES), GATE_REQUIRED)  # `collab gate ID --json`
 RESULT["properties"]["gate"] = GATE
 with_verdict(LIST["properties"]["runs"]["items"], BATCH["properties"]["runs"]["items"], STATUS)
+# collab.result/2 (panels): /1 with ``seats``, ``family_note`` and each ledger item's tally.
+RESULT_V2 = {**copy.deepcopy(RESULT), "$id": "collab:collab.result/2", "title": "collab.result/2"}
+_V2 = RESULT_V2["properties"]
+_V2 |= {
+    "schema": {"const": "collab.result/2"},
+    "family_note": _STR_OR_NULL,
+    "seats_answered": {"type": "array", "items": {"type": "array", "items": {"enum": list(SIDES)}}},
+    "seats": {"type": "array", "items": SEAT_JSON_SCHEMA, "minItems": 2, "maxItems": 5},
+}
+_V2["ledger"]["items"]["properties"]["tally"] = TALLY_JSON_SCHEMA
+_V2["roles"]["properties"] |= dict.fromkeys(SIDES[2:], _SEAT)
+RESULT_V2["required"] = [*RESULT["required"], "seats"]
 
 SCHEMAS: dict[str, dict[str, Any]] = {
     s["title"]: s
     for s in (
-        *(RESULT, ERROR, LIST, PRESETS, PRESET, DOCTOR, BATCH, SKILL, VERSION, EVENT, STATS),
+        *(
+            RESULT,
+            RESULT_V2,
+            ERROR,
+            LIST,
+            PRESETS,
+            PRESET,
+            DOCTOR,
+            BATCH,
+            SKILL,
+            VERSION,
+            EVENT,
+            STATS,
+        ),
         *(STARTED, STATUS, SERVER),
         GATE,
     )

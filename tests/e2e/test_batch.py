@@ -643,7 +643,7 @@ def test_batch_sigkill_then_resume_finishes_every_debate_once(
         state = run_state(hermetic_env, run_id)
         assert state["status"] == "done"
         keys = [(t["round_no"], t["side"]) for t in state["turns"]]
-        assert keys == [(1, "A"), (1, "B"), (2, "A"), (2, "B")], keys
+        assert keys == [(1, "A"), (1, "B"), (2, "B"), (2, "A")], keys
     # Every debate ran to its end exactly once: 2 rounds x 2 sides and the Judge; no
     # second driver of a run was even started.
     assert calls_by_topic(fake_agent, rule_tag) == {f"Topic {t}": 5 for t in tags}

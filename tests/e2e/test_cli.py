@@ -273,12 +273,12 @@ def test_debate_list_show_json(cli: Callable[..., Outcome], fake_agent: FakeAgen
     assert res.code == 0, res
     doc = res.json()
     assert set(doc) >= RESULT_KEYS
-    assert doc["schema"] == "collab.result/1"
+    assert doc["schema"] == "collab.result/2"
     assert doc["status"] == "done" and doc["stop_reason"] == "max-rounds"
     assert doc["topic"] == TOPIC and doc["preset"] == DEFAULT_PRESET
     assert doc["rounds"] == {"done": 2, "planned": 2}
     assert [(t["round"], t["side"], t["status"]) for t in doc["turns"]] == [
-        (1, "A", "ok"), (1, "B", "ok"), (2, "A", "ok"), (2, "B", "ok"),
+        (1, "A", "ok"), (1, "B", "ok"), (2, "B", "ok"), (2, "A", "ok"),  # round 2 ends with A
     ]  # fmt: skip
     assert doc["turns"][0]["prose"] == "A argues for tokens."
     skipped = "> Open, but not covered by the Judge's summary: I1 (Stateless), I2 (Stateless)."

@@ -166,10 +166,15 @@ def run_ids() -> list[str]:
     return sorted(p.name for p in runs.iterdir() if p.is_dir()) if runs.is_dir() else []
 
 
+def panel_free(ledger: list[dict[str, object]]) -> list[dict[str, object]]:
+    """Ledger items without what panels added (each seat's stances, the tally)."""
+    return [{k: v for k, v in i.items() if k not in ("stances", "tally")} for i in ledger]
+
+
 def assert_each_turn_once(state: RunState) -> None:
     keys = [(t.round_no, t.side) for t in state.turns]
     assert len(keys) == len(set(keys)), f"a turn was recorded twice: {keys}"
-    expected = [(r, s) for r in range(1, state.rounds_done() + 1) for s in ("A", "B")]
+    expected = [(r, s) for r in range(1, state.rounds_done() + 1) for s in state.order_of(r)]
     assert keys == expected, keys
 
 
@@ -329,10 +334,10 @@ def full_debate_script() -> list[dict[str, object]]:
                  ("I1", "contest", "ev-a1b the store is a single point of failure")],
         cost=A_COST[1],
     )  # fmt: skip
+    # Round 2 is B, then A (the last speaker rotates): B cannot yet see A's I4.
     b2 = say(
         "PROSE-B2 Cookie size is not worth fighting over.",
-        stances=[("I3", "drop", "ev-b3b compression makes it moot"),
-                 ("I4", "contest", "ev-b4 rotation breaks live tokens")],
+        stances=[("I3", "drop", "ev-b3b compression makes it moot")],
         cost=B_COST[1],
     )  # fmt: skip
     a3 = say(
@@ -409,8 +414,8 @@ def test_full_three_round_debate(
     state = read_state(run_id)
 
     # The ledger, exactly as scripted, in state.json and in the --json document.
-    assert ledger_to_dict(state.ledger()) == FULL_LEDGER
-    assert doc["ledger"] == FULL_LEDGER
+    assert panel_free(ledger_to_dict(state.ledger())) == FULL_LEDGER
+    assert panel_free(doc["ledger"]) == FULL_LEDGER
     assert doc["counts"] == {"open": 1, "resolved": 2, "dropped": 1}
     assert state.status == doc["status"] == "done"
     assert state.stop_reason == doc["stop_reason"] == "max-rounds"
@@ -668,7 +673,7 @@ def test_subprocess_runner_gives_the_same_ledger_as_tmux(
         res = run_cli(capsys, *debate_args(rounds=3, runner=runner))
         assert res.code == 0, res.err
         doc = res.doc()
-        ledgers[runner] = doc["ledger"]
+        ledgers[runner] = panel_free(doc["ledger"])
         statuses[runner] = [(t["round"], t["side"], t["status"], t["prose"]) for t in doc["turns"]]
         assert doc["stop_reason"] == "max-rounds"
     assert ledgers["subprocess"] == ledgers["tmux"] == FULL_LEDGER

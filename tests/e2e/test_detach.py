@@ -130,7 +130,7 @@ def test_detach_returns_at_once_and_status_result_follow(
     status = json_of(collab("status", run_id, "--json"))
     assert status["phase"] == "finished" and status["turns"] == {"done": 4, "planned": 4}
     doc = json_of(collab("result", run_id))
-    assert doc["schema"] == "collab.result/1" and doc["status"] == "done"
+    assert doc["schema"] == "collab.result/2" and doc["status"] == "done"
     assert doc["judge"]["markdown"].startswith("## TL;DR")
 
 

@@ -71,7 +71,7 @@ def test_events_ndjson_on_stdout_match_the_events_file(fake_agent: FakeAgent) ->
     lines = out.splitlines()
     docs = [json.loads(line) for line in lines]  # every line one JSON document
     result = docs[-1]
-    jsonschema.validate(result, SCHEMAS["collab.result/1"])
+    jsonschema.validate(result, SCHEMAS["collab.result/2"])
     assert result["status"] == "done" and result["verdict"] == "split"
     events = docs[:-1]
     check_stream(events)

@@ -139,8 +139,11 @@ def test_f1_hanging_agent_is_killed_with_its_group_retried_once_then_timeout(
     fake_agent.script(
         [
             JUDGE_OK,
-            turn_rule("A", 1, n, {"hang": True, "hang_with_child": True}),
+            # Round 2 (B, then A): a seat failing round 1 alone would stop the run with
+            # too-few-seats, so the fault is A's last turn.
+            opener("A", 1, n),
             opener("B", 1, n),
+            turn_rule("A", 2, n, {"hang": True, "hang_with_child": True}),
         ],
         KEEP_OPEN,
     )
@@ -151,21 +154,21 @@ def test_f1_hanging_agent_is_killed_with_its_group_retried_once_then_timeout(
     state = read_state(doc["run_id"])
 
     calls = fake_agent.calls()
-    hung = turn_calls(calls, "A", 1, n)
+    hung = turn_calls(calls, "A", 2, n)
     assert len(hung) == 2, "a timed-out turn is retried exactly once"
     assert all_dead(pids(hung))
     # Each attempt's grandchild (same process group as the agent) died with it.
     assert len(grandchildren) == 2, grandchildren
     assert wait_until(lambda: all_dead(sorted(grandchildren)), 10), "a grandchild survived"
 
-    t = state.turn(1, "A")
+    t = state.turn(2, "A")
     assert t is not None
     assert (t.status, t.prose, t.meta.attempts) == ("timeout", "(timeout)", 2)
     assert t.contract is None
     # ... and the debate went on to the end, with the judge.
     assert state.stop_reason == "max-rounds" and state.rounds_done() == n
     assert_each_turn_once(state)
-    assert [x.status for x in state.turns] == ["timeout", "ok", "ok", "ok"]
+    assert [x.status for x in state.turns] == ["ok", "ok", "ok", "timeout"]
     assert state.judge is not None and not state.judge.fallback
     assert "JUDGE-SUMMARY" in state.judge.text
     assert len(judge_calls(calls)) == 1
@@ -183,8 +186,9 @@ def test_f2_nonzero_exit_shows_five_lines_retries_once_then_records_error(
     fake_agent.script(
         [
             JUDGE_OK,
-            turn_rule("A", 1, n, {"exit": 3, "stderr": "\n".join(ERR_LINES) + "\n"}),
+            opener("A", 1, n),
             opener("B", 1, n),
+            turn_rule("A", 2, n, {"exit": 3, "stderr": "\n".join(ERR_LINES) + "\n"}),
         ],
         KEEP_OPEN,
     )
@@ -197,13 +201,13 @@ def test_f2_nonzero_exit_shows_five_lines_retries_once_then_records_error(
     assert "retrying once" in res.err
 
     state = read_state(only_run_id())
-    t = state.turn(1, "A")
+    t = state.turn(2, "A")
     assert t is not None
     assert (t.status, t.prose, t.meta.attempts, t.meta.exit_code) == ("error", "(error)", 2, 3)
     assert t.meta.error == "\n".join(ERR_LINES[:5])
-    assert len(turn_calls(fake_agent.calls(), "A", 1, n)) == 2
+    assert len(turn_calls(fake_agent.calls(), "A", 2, n)) == 2
     assert state.status == "done" and state.rounds_done() == n
-    assert [x.status for x in state.turns] == ["error", "ok", "ok", "ok"]
+    assert [x.status for x in state.turns] == ["ok", "ok", "ok", "error"]
     assert state.judge is not None and not state.judge.fallback
 
 
@@ -215,18 +219,18 @@ def test_f3_empty_reply_retries_once_then_no_response(
 ) -> None:
     n = 2
     fake_agent.script(
-        [JUDGE_OK, turn_rule("A", 1, n, {"empty": True}), opener("B", 1, n)],
+        [JUDGE_OK, opener("A", 1, n), opener("B", 1, n), turn_rule("A", 2, n, {"empty": True})],
         KEEP_OPEN,
     )
     res = run_cli(capsys, *debate_args(rounds=n))
     assert res.code == 0, res.err
     state = read_state(res.doc()["run_id"])
-    t = state.turn(1, "A")
+    t = state.turn(2, "A")
     assert t is not None
     assert (t.status, t.prose, t.meta.attempts) == ("no-response", "(no response)", 2)
-    assert len(turn_calls(fake_agent.calls(), "A", 1, n)) == 2
+    assert len(turn_calls(fake_agent.calls(), "A", 2, n)) == 2
     assert state.status == "done" and state.rounds_done() == n
-    assert res.doc()["turns"][0]["prose"] == "(no response)"
+    assert res.doc()["turns"][3]["prose"] == "(no response)"
 
 
 # -- F4 the contract block is invalid ------------------------------------------------------------

@@ -45,7 +45,7 @@ def test_debate_gate_fails_on_an_open_major_issue(
     code, out, _ = run([*DEBATE, "--gate", "--fail-on", "major", "--json"], capsys)
     assert code == 4
     doc = json.loads(out)  # still exactly one document
-    Draft202012Validator(SCHEMAS["collab.result/1"]).validate(doc)
+    Draft202012Validator(SCHEMAS["collab.result/2"]).validate(doc)
     gate = doc["gate"]
     Draft202012Validator(SCHEMAS["collab.gate/1"]).validate(gate)
     assert (gate["outcome"], gate["exit_code"], gate["failing"]) == ("fail", 4, ["I1"])

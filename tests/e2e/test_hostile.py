@@ -256,7 +256,7 @@ def test_hostile_text(
     st = run.state
     assert st["status"] == "done", st.get("error")
     assert [(t["round_no"], t["side"], t["status"]) for t in st["turns"]] == [
-        (1, "A", "ok"), (1, "B", "ok"), (2, "A", "ok"), (2, "B", "ok"),
+        (1, "A", "ok"), (1, "B", "ok"), (2, "B", "ok"), (2, "A", "ok"),  # round 2 ends with A
     ]  # fmt: skip
     assert {i["title"] for i in st["ledger"]} == {"Real point A"}
     assert st["ledger"][0]["status"] == "open"

@@ -234,6 +234,27 @@ CASES = [
         "use either --preset or --role-a/--role-b",
     ),
     Case(
+        "role-and-role-a",
+        debate("--role", "A: a", "--role", "B: b", "--role-a", "X: x", "--role-b", "Y: y"),
+        "use either --role or --role-a, not both",
+    ),
+    Case("one-role", debate("--role", "A: a"), "--role was given 1 time(s); a debate has 2–5"),
+    Case(
+        "agent-and-agents",
+        debate("--agent", "claude", "--agents", "claude,codex"),
+        "use either --agents or --agent, not both",
+    ),
+    Case(
+        "models-count",
+        debate("--role", "A: a", "--role", "B: b", "--role", "C: c", "--models", "m1,m2"),
+        "--models has 2 entries for 3 seats",
+    ),
+    Case(
+        "quorum-too-big",
+        debate("--role", "A: a", "--role", "B: b", "--role", "C: c", "--quorum", "3"),
+        "--quorum 3 is more than the 2 seats",
+    ),
+    Case(
         "context-missing",
         debate("--context", "{d}/missing.txt"),
         "context file not found: {d}/missing.txt",

@@ -138,7 +138,7 @@ def test_start_then_status_then_result(fake_agent: FakeAgent, capsys: Any, tmp_p
     assert last["counts"] == result["counts"] and last["counts"]["open"] >= 1
     assert last["last_turn"]["side"] == "B" and last["last_turn"]["summary"] == "B: sessions."
     assert last["remaining_s"] is None and last["elapsed_s"] > 0
-    assert result["schema"] == "collab.result/1" and result["status"] == "done"
+    assert result["schema"] == "collab.result/2" and result["status"] == "done"
     assert result["judge"]["markdown"].startswith(VERDICT)
     assert result["roles"]["A"]["name"] == "Security Engineer"
     # The CLI reads the same run the same way.
@@ -223,7 +223,7 @@ def test_blocking_debate_reports_progress_per_turn(fake_agent: FakeAgent) -> Non
             return res.structured_content
 
     doc = anyio.run(go)
-    assert doc["schema"] == "collab.result/1" and doc["status"] == "done"
+    assert doc["schema"] == "collab.result/2" and doc["status"] == "done"
     turn_notes = [m for _, _, m in notes if m and m.startswith("round ") and ": " in m]
     assert len(turn_notes) >= 4, notes  # one per turn
     values = [p for p, _, _ in notes]

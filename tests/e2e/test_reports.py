@@ -176,7 +176,7 @@ def test_export_writes_each_format(
         run.dir / "report.html"
     ).read_text(encoding="utf-8")
     doc = json.loads((out / "decision.json").read_text(encoding="utf-8"))
-    assert doc["schema"] == "collab.result/1" and doc["run_id"] == run.run_id
+    assert doc["schema"] == "collab.result/2" and doc["run_id"] == run.run_id
     assert [i["status"] for i in doc["ledger"]] == ["open", "resolved", "dropped"]
     # Exporting again replaces the file whole (atomically): no temp file is left.
     res = run_cli(capsys, "export", run.run_id, "--output", str(out / "decision.md"))

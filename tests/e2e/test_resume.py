@@ -206,7 +206,7 @@ def test_list_and_show_after_runs(
     js = run_cli(capsys, "show", second, "--json")
     assert js.code == 0
     shown = js.doc()
-    assert shown["schema"] == "collab.result/1" and shown["run_id"] == second
+    assert shown["schema"] == "collab.result/2" and shown["run_id"] == second
     assert shown["topic"] == "Rust or Go for the CLI"
     assert shown["turns"][0]["prose"] == "PROSE of Rust or Go for the CLI"
     assert shown["judge"]["markdown"].startswith("## TL;DR")
@@ -306,21 +306,24 @@ def test_resumed_run_keeps_its_id_config_and_ledger(
     spawned: list[Spawned],
 ) -> None:
     n = 3
+    # Round 2 is B, then A; round 3 A, then B (the last speaker rotates).
     a1 = say("A1", new=[("Attack surface", "ev-a1")])
     b1 = say("B1", new=[("Tail latency", "ev-b1")], stances=[("I1", "contest", "ev-b1x")])
-    a2 = say("PROSE-A2 before the interrupt", stances=[("I2", "contest", "ev-a2")])
-    b2 = say("B2 after resume", new=[("Cache misses", "ev-b3")], stances=[("I1", "agree", "ok")])
-    a3 = say("A3", stances=[("I3", "contest", "ev-a3")])
-    b3 = say("B3", stances=[("I2", "drop", "ev-b2 dropped")])
+    b2 = say("PROSE-B2 before the interrupt", stances=[("I1", "agree", "ok")])
+    a2 = say(
+        "A2 after resume", new=[("Cache misses", "ev-a3")], stances=[("I2", "contest", "ev-a2")]
+    )
+    a3 = say("A3")
+    b3 = say("B3", stances=[("I2", "drop", "ev-b2 dropped"), ("I3", "contest", "ev-b3")])
     fake_agent.script(
         [
             JUDGE,
             turn_rule("A", 1, n, a1),
             turn_rule("B", 1, n, b1),
-            turn_rule("A", 2, n, a2),
-            # The interrupted call, then the resumed one, which must see A's round-2 prose.
-            turn_rule("B", 2, n, say("B-INTERRUPTED", sleep=60), b2, probe=["PROSE-A2"]),
-            turn_rule("B", 2, n, say("B-WITHOUT-HISTORY")),
+            turn_rule("B", 2, n, b2),
+            # The interrupted call, then the resumed one, which must see B's round-2 prose.
+            turn_rule("A", 2, n, say("A-INTERRUPTED", sleep=60), a2, probe=["PROSE-B2"]),
+            turn_rule("A", 2, n, say("A-WITHOUT-HISTORY")),
             turn_rule("A", 3, n, a3),
             turn_rule("B", 3, n, b3),
         ],
@@ -332,10 +335,10 @@ def test_resumed_run_keeps_its_id_config_and_ledger(
         timeout=45,
         extra=["--preset", PRESET, "--max-chars", "500", "--lang", "en", "--budget", "600"],
     )
-    run_id, _ = interrupt_at(fake_agent, "B", 2, n, args, tmp_path)
+    run_id, _ = interrupt_at(fake_agent, "A", 2, n, args, tmp_path)
     before = read_state(run_id)
     assert before.status == "interrupted"
-    assert [(t.round_no, t.side) for t in before.turns] == [(1, "A"), (1, "B"), (2, "A")]
+    assert [(t.round_no, t.side) for t in before.turns] == [(1, "A"), (1, "B"), (2, "B")]
     ledger_before = before.ledger()
 
     res: CliResult = run_cli(capsys, "resume", run_id)
@@ -356,12 +359,12 @@ def test_resumed_run_keeps_its_id_config_and_ledger(
     # The turns saved before the interrupt are kept as they were, not re-asked.
     assert [t.to_dict() for t in after.turns[:3]] == [t.to_dict() for t in before.turns]
     calls = fake_agent.calls()
-    for r, side in ((1, "A"), (1, "B"), (2, "A"), (3, "A"), (3, "B")):
+    for r, side in ((1, "A"), (1, "B"), (2, "B"), (3, "A"), (3, "B")):
         assert len(turn_calls(calls, side, r, n)) == 1, (r, side)
-    resumed_b2 = turn_calls(calls, "B", 2, n)
-    assert len(resumed_b2) == 2 and resumed_b2[1]["rule"] == 4, "history was lost on resume"
+    resumed_a2 = turn_calls(calls, "A", 2, n)
+    assert len(resumed_a2) == 2 and resumed_a2[1]["rule"] == 4, "history was lost on resume"
     # The resumed prompts speak for the same preset's roles.
-    assert after.config.role_b.name in resumed_b2[1]["prompt"]
+    assert after.config.role_a.name in resumed_a2[1]["prompt"]
     # The ledger goes on from where it stood.
     for old in ledger_before.issues:
         new = next(i for i in after.ledger().issues if i.id == old.id)
@@ -373,4 +376,4 @@ def test_resumed_run_keeps_its_id_config_and_ledger(
     ]  # fmt: skip
     doc = run_cli(capsys, "show", run_id, "--json").doc()
     assert doc["run_id"] == run_id and doc["resume"] is None
-    assert json.dumps(doc).count("B-INTERRUPTED") == 0
+    assert json.dumps(doc).count("A-INTERRUPTED") == 0

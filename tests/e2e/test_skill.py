@@ -71,7 +71,7 @@ def test_body_covers_the_contract() -> None:
         "--role-a",
         "--role-b",
         "--context PATH",
-        "collab.result/1",
+        "collab.result/2",
         "collab.error/1",
         "collab resume",
         "collab batch topics.txt --json",

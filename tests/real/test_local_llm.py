@@ -46,7 +46,7 @@ def test_two_round_debate_with_a_real_local_model(
     # Exit 1 would mean every turn failed (or the runner did): not a debate that finished.
     assert res.returncode == 0, res.stderr
     doc = json.loads(res.stdout)
-    assert doc["schema"] == "collab.result/1"
+    assert doc["schema"] == "collab.result/2"
     assert doc["rounds"]["done"] >= 1
     # A 135M model often writes no usable contract block at all: the run then stops after
     # round 1 as no-contract (honest results), which is a finished debate too.

@@ -116,7 +116,7 @@ def test_the_json_keeps_its_keys() -> None:
 
 BAD = [
     ("ledger issue status", "ledger", lambda d: d["issues"][0].update(status="weird"), "status"),
-    ("ledger issue side", "ledger", lambda d: d["issues"][0].update(raised_by="C"), "raised_by"),
+    ("ledger issue side", "ledger", lambda d: d["issues"][0].update(raised_by="F"), "raised_by"),
     ("severity", "ledger", lambda d: d["issues"][0].update(severity="huge"), "severity"),
     (
         "evidence check",
@@ -124,13 +124,13 @@ BAD = [
         lambda d: d["issues"][0]["checks_a"][0].update(status="ok"),
         "status",
     ),
-    ("turn side", "turn_started", lambda d: d.update(side="C"), "side"),
+    ("turn side", "turn_started", lambda d: d.update(side="F"), "side"),
     ("turn status", "turn_finished", lambda d: d.update(status="great"), "status"),
     ("stance", "turn_finished", lambda d: d["stances"][0].update(stance="maybe"), "stance"),
-    ("text side", "text", lambda d: d.update(side="C"), "side"),
+    ("text side", "text", lambda d: d.update(side="F"), "side"),
     ("exit code", "run_finished", lambda d: d.update(exit_code="0"), "exit_code"),
     ("decision kind", "decided", lambda d: d.update(kind="maybe"), "kind"),
-    ("follow-up side", "followup", lambda d: d.update(side="C"), "side"),
+    ("follow-up side", "followup", lambda d: d.update(side="F"), "side"),
     ("missing round", "round_started", lambda d: d.pop("round"), "round"),
     ("judge labels", "judge_started", lambda d: d.update(labels={"Position 1": 3}), "labels"),
 ]
@@ -181,14 +181,14 @@ def test_the_view_passes_over_an_unknown_kind() -> None:
 
 def test_watch_warns_about_a_bad_line_and_shows_the_issues_it_can(tmp_path: Path) -> None:
     bad = line(TurnStarted(1, "A", "Advocate"), seq=2)
-    bad["side"] = "C"
+    bad["side"] = "F"
     write(tmp_path / "events.jsonl", line(LedgerUpdated(1, Ledger((ISSUE,)))), bad,
           line(RunFinished("done", 0, None), seq=3))  # fmt: skip
     v, err, _ = view()
     assert feed_view(tmp_path, v) == 0
     shown = err.getvalue()
     assert "Stateless" in shown and "resolved" in shown
-    assert "skipped: events.jsonl line 2" in shown and "'C'" in shown
+    assert "skipped: events.jsonl line 2" in shown and "'F'" in shown
 
 
 def test_the_stream_numbers_coalesces_and_flushes_before_a_turn_ends() -> None:

@@ -58,6 +58,12 @@ ROWS = [
     Row("options-none", ("config", "options"), []),
     Row("constraints-none", ("config", "constraints"), []),
     Row("leaning-none", ("config", "leaning"), None),
+    Row("turn-order-fixed", ("config", "turn_order"), "fixed"),
+    Row(
+        "round-1-order-recorded",
+        ("round_orders", 0),
+        {"round_no": 1, "order": ["A", "B"], "at_once": False},
+    ),
 ]
 
 
@@ -74,7 +80,8 @@ def test_what_a_v1_run_said_is_kept() -> None:
     doc["config"] = {"topic": "T", "rounds": 3, "opening": "blind", "tools": "read"}
     out = migrate(copy.deepcopy(doc), 1)
     assert out["config"] == {**doc["config"], "agent_setup": "lean", "depth": "standard",  # type: ignore[dict-item]
-                             **NO_OPTIONS}  # fmt: skip
+                             **NO_OPTIONS, "turn_order": "fixed"}  # fmt: skip
+    assert out["round_orders"] == [{"round_no": 1, "order": ["A", "B"], "at_once": True}]
 
 
 def test_damage_is_left_for_the_loader_to_name() -> None:
@@ -85,7 +92,7 @@ def test_damage_is_left_for_the_loader_to_name() -> None:
 
 
 def test_versions_are_named_and_counted() -> None:
-    assert LATEST == len(MIGRATIONS) + 1 == 7
+    assert LATEST == len(MIGRATIONS) + 1 == 8
     assert [m.__name__ for m in MIGRATIONS] == [
         "m001_protocol_v2_fields",
         "m002_stance_table_v1",
@@ -93,6 +100,7 @@ def test_versions_are_named_and_counted() -> None:
         "m004_steering",
         "m005_depth",
         "m006_decision_options",
+        "m007_panels",
     ]
     current = migrate(v1_doc(), 1)
     assert migrate(copy.deepcopy(current), LATEST) == current  # nothing to do at the latest

@@ -52,7 +52,7 @@ def test_a_round_without_a_contract_is_not_quiet(parsed: list[bool]) -> None:
 def test_the_stop_reasons_are_one_type() -> None:
     assert STOP_REASONS == (
         "converged-early", "circular-break", "max-rounds", "timeout", "budget",
-        "interrupted", "no-contract", "settled",
+        "interrupted", "no-contract", "settled", "too-few-seats",
     )  # fmt: skip
 
 

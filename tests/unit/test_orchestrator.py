@@ -198,7 +198,7 @@ STOPS = [
          ["r1-A-1", "r1-A-2", "judge-1"], "failed"),
     Stop("budget-spent-after-round", {}, Reply(said(["x"]), seconds=30), {"budget": 100,
          "opening": "sequential"}, "timeout", "time budget spent after round 2",
-         ["r1-A-1", "r1-B-1", "r2-A-1", "r2-B-1", "r2-B-2", "judge-1"]),
+         ["r1-A-1", "r1-B-1", "r2-B-1", "r2-A-1", "r2-A-2", "judge-1"]),  # round 2 ends with A
     Stop("cost-cap", {}, Reply(said(["x"]), cost_usd=0.03), {"max_cost": 0.05,
          "opening": "sequential"}, "budget", "cost $0.0600 reached the --max-cost cap of $0.05",
          ["r1-A-1", "r1-B-1"]),
@@ -233,9 +233,10 @@ def test_a_new_angle_is_injected_once_before_the_circular_break() -> None:
 def test_the_budget_bounds_each_turns_timeout_on_the_clock() -> None:
     run = debate({}, Reply(said(["x"]), seconds=30), budget=100, opening="sequential")
     timeouts = {job.step: job.timeout for job in run.runner.jobs}
-    # 90 s spent before r2-B: it gets the 10 left, and both attempts time out.
-    assert (timeouts["r1-A-1"], timeouts["r2-A-1"], timeouts["r2-B-1"]) == (100, 40, 10)
-    b2 = run.state.turn(2, "B")
+    # 90 s spent before r2-A (round 2 ends with A): it gets the 10 left, and both
+    # attempts time out.
+    assert (timeouts["r1-A-1"], timeouts["r2-B-1"], timeouts["r2-A-1"]) == (100, 40, 10)
+    b2 = run.state.turn(2, "A")
     assert b2 is not None and (b2.status, b2.meta.attempts) == ("timeout", 2)
 
 
@@ -289,7 +290,7 @@ def test_a_failing_side_cancels_the_other_through_the_flag() -> None:
 
 
 def test_ctrl_c_mid_run_saves_and_says_how_to_resume() -> None:
-    run = debate({"r2-A": [Reply(error=KeyboardInterrupt())]})
+    run = debate({"r2-B": [Reply(error=KeyboardInterrupt())]})  # round 2's first speaker
     assert isinstance(run.error, Interrupted)
     assert run.state.status == "interrupted" and len(run.state.turns) == 2
     assert run.saves[-1]["status"] == "interrupted"
@@ -453,10 +454,10 @@ def _outcome(st: RunState) -> tuple[object, ...]:
 
 
 def test_resume_after_ctrl_c_finishes_the_run() -> None:
-    broken = debate({"r2-B": [Reply(error=KeyboardInterrupt())]}, rounds=2)
+    broken = debate({"r2-A": [Reply(error=KeyboardInterrupt())]}, rounds=2)  # the last speaker
     assert isinstance(broken.error, Interrupted)
     again = debate({}, state=RunState.from_dict(broken.saves[-1]))
-    assert by_round(again.steps()) == ["r2-B-1", "judge-1"]
+    assert by_round(again.steps()) == ["r2-A-1", "judge-1"]
     assert again.state.status == "done" and again.state.stop_reason == "max-rounds"
     assert again.kinds()[0] == "run_started" and again.events[0]["resumed"] is True
 

@@ -21,7 +21,9 @@ from collab.ledger import (
     apply,
     effect,
     replay,
+    tally,
 )
+from collab.seats import seat_list
 
 OPENED = replay([("A", 1, Contract(new_points=(NewPoint("T1", "a1"),)))])
 
@@ -163,3 +165,167 @@ def test_issue_defaults() -> None:
     i = Issue("I1", "t", "A", "open", "", "", 1, 1)
     assert (i.resolution, i.reason, i.dropped_by) == (None, "", frozenset())
     assert Ledger().issues == ()
+
+
+# -- a stance per seat: the same table for 2–5 seats -------------------------------------
+# Seat A raises I1 in round 1; the stances below are round 2's, in order. ``absent``: seats
+# whose round-2 turn failed (not present); ``quorum``: --quorum. Each row runs for every
+# seat count it names; "others" stands for every seat but A, "some" for B alone.
+
+
+class SeatRow(NamedTuple):
+    test_id: str
+    counts: tuple[int, ...]
+    stances: tuple[tuple[str, StanceKind, str], ...]  # (seat or others/some, stance, reason)
+    status: Status
+    absent: str = ""
+    quorum: int | None = None
+    tally: tuple[int, int, int] | None = None  # (agree, contest, silent) among non-raisers
+
+
+ALL = (2, 3, 4, 5)
+PANELS = (3, 4, 5)
+SEAT_ROWS = [
+    SeatRow("every-other-seat-agrees", ALL, (("others", "agree", "fair"),), "resolved"),
+    SeatRow(
+        "one-agree-while-others-silent-stays-open",
+        PANELS,
+        (("B", "agree", "fair"),),
+        "open",
+        tally=None,
+    ),
+    SeatRow(
+        "one-agree-of-two-seats-resolves",
+        (2,),
+        (("B", "agree", "fair"),),
+        "resolved",
+        tally=(1, 0, 0),
+    ),
+    SeatRow(
+        "an-agree-without-a-reason-is-silence",
+        PANELS,
+        (("others", "agree", "fair"), ("B", "agree", "")),
+        "resolved",
+    ),
+    SeatRow(
+        "all-agree-then-one-contests",
+        ALL,
+        (("others", "agree", "fair"), ("B", "contest", "no")),
+        "open",
+    ),
+    SeatRow(
+        "an-absent-seat-is-not-waited-for",
+        PANELS,
+        (("others-but-C", "agree", "fair"),),
+        "resolved",
+        absent="C",
+    ),
+    SeatRow(
+        "the-raiser-absent-others-agree",
+        ALL,
+        (("others", "agree", "fair"),),
+        "resolved",
+        absent="A",
+    ),
+    SeatRow(
+        "quorum-reached-with-silence",
+        (4, 5),
+        (("B", "agree", "x"), ("C", "agree", "y")),
+        "resolved",
+        quorum=2,
+    ),
+    SeatRow("quorum-not-reached", (4, 5), (("B", "agree", "x"),), "open", quorum=2),
+    SeatRow(
+        "quorum-blocked-by-a-contest",
+        (4, 5),
+        (("B", "agree", "x"), ("C", "agree", "y"), ("D", "contest", "z")),
+        "open",
+        quorum=2,
+        tally=None,
+    ),
+    SeatRow("quorum-one-of-three", (3,), (("B", "agree", "x"),), "resolved", quorum=1),
+    SeatRow(
+        "quorum-contest-by-the-raiser-blocks",
+        (3,),
+        (("A", "contest", "still"), ("B", "agree", "x")),
+        "open",
+        quorum=1,
+    ),
+    SeatRow("the-raiser-drops", ALL, (("A", "drop", "moot"),), "dropped"),
+    SeatRow("the-raiser-concedes", ALL, (("A", "agree", "convinced"),), "dropped"),
+    SeatRow(
+        "every-present-seat-drops",
+        ALL,
+        (("others", "drop", "moot"), ("A", "drop", "moot too")),
+        "dropped",
+    ),
+    SeatRow(
+        "every-other-seat-drops-but-not-the-raiser", ALL, (("others", "drop", "moot"),), "open"
+    ),
+    SeatRow(
+        "never-dropped-behind-the-absent-raisers-back",
+        ALL,
+        (("others", "drop", "moot"),),
+        "open",
+        absent="A",
+    ),
+    SeatRow(
+        "every-present-seat-drops-one-absent",
+        PANELS,
+        (("others-but-C", "drop", "moot"), ("A", "drop", "too")),
+        "dropped",
+        absent="C",
+    ),
+]
+
+
+def _expand(who: str, seats: tuple[Side, ...]) -> list[Side]:
+    if who == "others":
+        return [s for s in seats if s != "A"]
+    if who == "others-but-C":
+        return [s for s in seats if s not in ("A", "C")]
+    return [s for s in seats if s == who]
+
+
+SEAT_CASES = [(row, n) for row in SEAT_ROWS for n in row.counts]
+
+
+@pytest.mark.parametrize(
+    ("row", "n"), SEAT_CASES, ids=[f"{r.test_id}-{n}-seats" for r, n in SEAT_CASES]
+)
+def test_a_stance_per_seat(row: SeatRow, n: int) -> None:
+    seats = seat_list(n)
+    present = frozenset(s for s in seats if s not in row.absent)
+    steps: list[tuple[Side, int, Contract | None]] = [
+        ("A", 1, Contract(new_points=(NewPoint("T1", "a1"),)))
+    ]
+    for who, kind, reason in row.stances:
+        for seat in _expand(who, seats):
+            steps.append((seat, 2, Contract(stances=(StanceUpdate("I1", kind, reason),))))
+    ledger = replay(steps, present=lambda r: present if r == 2 else frozenset(seats),
+                    quorum=row.quorum)  # fmt: skip
+    (issue,) = ledger.issues
+    assert issue.status == row.status
+    for seat, _, contract in steps[1:]:
+        assert contract is not None
+        kind, reason = contract.stances[0].stance, contract.stances[0].evidence
+        latest = issue.stance_of(seat)
+        if reason or kind == "contest":  # a stance that changed something is kept per seat
+            assert latest is not None and latest.round_no == 2
+    if row.tally is not None:
+        got = tally(issue, seats)
+        assert (len(got["agree"]), len(got["contest"]), len(got["silent"])) == row.tally
+
+
+def test_one_agree_never_resolves_while_another_present_seat_said_nothing() -> None:
+    """Every seat count, every seat that could agree alone: never resolved by one."""
+    for n in PANELS:
+        seats = seat_list(n)
+        for alone in seats[1:]:
+            steps: list[tuple[Side, int, Contract | None]] = [
+                ("A", 1, Contract(new_points=(NewPoint("T1", "a1"),))),
+                (alone, 2, Contract(stances=(StanceUpdate("I1", "agree", "yes"),))),
+            ]
+            (issue,) = replay(steps, present=lambda r, s=seats: frozenset(s)).issues
+            assert issue.status == "open", (n, alone)
+            assert tally(issue, seats)["silent"] == tuple(s for s in seats[1:] if s != alone)

@@ -1,0 +1,340 @@
+"""Panels on the real orchestrator and the in-process runner: 3–5 seats through the same
+code as two (the blind round with every seat at once, the rotating last speaker recorded
+per round, an absent seat, too-few-seats, the quorum, resume mid blind round). Milliseconds
+a debate, no processes."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import re
+from typing import Any, NamedTuple
+
+import jsonschema
+import pytest
+
+from collab.agents.catalogue import model_family
+from collab.config import AgentChoice
+from collab.errors import UsageError
+from collab.migrations import migrate
+from collab.panel import ONE_FAMILY, issue_tally, one_family_note
+from collab.report.documents import result_document
+from collab.report.markdown import transcript_md
+from collab.report.schemas import SCHEMAS
+from collab.request import DebateRequest, build_config, request_from
+from collab.runners.base import TurnJob
+from collab.runners.inprocess import SCRIPTED, SCRIPTED_AGENTS, Reply
+from collab.seats import seat_list
+from collab.state import RunState
+from collab.stats import aggregate, run_stats
+from collab.store import RunDir
+from tests.unit.test_orchestrator import (  # noqa: F401 (home_in_memory: autouse)
+    JUDGE,
+    QUIET,
+    Run,
+    debate,
+    home_in_memory,
+    said,
+)
+
+ROLES = (
+    "Skeptic: doubts every claim",
+    "Builder: wants it shipped",
+    "Operator: runs it at 3 a.m.",
+    "Security: guards the data",
+    "Finance: counts the cost",
+)
+FAILS = Reply(exit_code=1, stderr="boom")
+
+
+def panel(n: int, replies: Any, default: Any = QUIET, **options: Any) -> Run:
+    return debate(replies, default, role=ROLES[:n], agents=(SCRIPTED,), **options)
+
+
+def step_of(job: TurnJob) -> tuple[int, str]:
+    head = job.step.split("-")
+    return int(head[0][1:]), head[1]
+
+
+def turn_order(run: Run, r: int) -> list[str]:
+    """The seats of round ``r`` in the order their turns were called."""
+    return [s.split("-")[1] for s in run.steps() if s.startswith(f"r{r}-") and "fix" not in s]
+
+
+# -- the order of a round ----------------------------------------------------------------
+
+
+class Rotation(NamedTuple):
+    seats: int
+    orders: dict[int, str]  # round → the order its turns were taken in (from round 2)
+
+
+ROTATIONS = [
+    Rotation(2, {2: "BA", 3: "AB", 4: "BA"}),
+    Rotation(3, {2: "BCA", 3: "CAB", 4: "ABC", 5: "BCA"}),
+    Rotation(4, {2: "BCDA", 3: "CDAB", 4: "DABC", 5: "ABCD"}),
+    Rotation(5, {2: "BCDEA", 3: "CDEAB", 4: "DEABC", 5: "EABCD", 6: "ABCDE"}),
+]
+
+
+def fresh(job: TurnJob) -> str:
+    """A new point every turn, and the seat's point of the round before withdrawn: no
+    round is quiet or circular, so every round is held."""
+    if job.step.startswith("judge"):
+        return JUDGE
+    r, seat = step_of(job)
+    mine = re.findall(rf"^\| (I\d+) \| open \| point of r{r - 1}-{seat}-", job.prompt, re.M)
+    return said([f"point of {job.step}"], [(i, "drop", "said enough") for i in mine])
+
+
+@pytest.mark.parametrize("row", ROTATIONS, ids=[f"{r.seats}-seats" for r in ROTATIONS])
+def test_round_r_ends_with_seat_r_minus_2_and_the_order_is_recorded(row: Rotation) -> None:
+    rounds = max(row.orders)
+    run = panel(row.seats, fresh, rounds=rounds)
+    assert run.state.stop_reason == "max-rounds"
+    blind = run.state.round_orders[0]
+    assert (blind.round_no, "".join(blind.order), blind.at_once) == (1, "ABCDE"[: row.seats], True)
+    for r, order in row.orders.items():
+        assert "".join(turn_order(run, r)) == order
+        recorded = run.state.order_of(r)
+        assert "".join(recorded) == order and recorded[-1] == "ABCDE"[(r - 2) % row.seats]
+    round_events = [e for e in run.events if e["event"] == "round_started"]
+    assert [e["order"] for e in round_events][1] == list(row.orders[2])
+    # the turns are kept in the order they were taken: the ledger replays them so
+    assert [t.side for t in run.state.turns if t.round_no == 2] == list(row.orders[2])
+
+
+def test_a_later_seat_sees_the_earlier_replies_of_its_round_and_the_last_round() -> None:
+    def secret(job: TurnJob) -> str:
+        if job.step.startswith("judge"):
+            return JUDGE
+        r, seat = step_of(job)
+        return said([f"p{r}{seat}"], prose=f"secret {r}{seat}.")
+
+    run = panel(3, secret, rounds=2)
+    prompts = {job.step: job.prompt for job in run.runner.jobs}
+    # round 2 is B, C, A: A (last) sees B and C of round 2; B (first) sees none of them
+    assert "secret 2B" in prompts["r2-A-1"] and "secret 2C" in prompts["r2-A-1"]
+    assert "secret 2C" not in prompts["r2-B-1"] and "secret 2A" not in prompts["r2-B-1"]
+    assert all(f"secret 1{s}" in prompts["r2-B-1"] for s in "ABC")
+    # the blind round: nobody sees anybody's round 1
+    for seat in "ABC":
+        assert not any(f"secret 1{o}" in prompts[f"r1-{seat}-1"] for o in "ABC")
+
+
+def test_the_blind_round_runs_every_seat_at_once_one_runner_each() -> None:
+    run = panel(5, fresh, rounds=2)
+    assert sorted(turn_order(run, 1)) == list("ABCDE")
+    # four companions beside the run's runner: five agents at once, never more
+    assert len(run.runner.companions) == 4 and all(c.closed for c in run.runner.companions)
+
+
+def test_an_older_run_resumes_in_its_fixed_order() -> None:
+    """Migration m007 records the order runs saved before the rotation kept: A, B."""
+    whole = panel(2, fresh, rounds=3)
+    after_one = next(s for s in whole.saves if len(s["turns"]) == 2)
+    old = copy.deepcopy(after_one)
+    del old["config"]["turn_order"], old["round_orders"]
+    doc = migrate(old, 6)
+    again = debate({}, fresh, state=RunState.from_dict(doc))
+    assert turn_order(again, 2) == ["A", "B"] and turn_order(again, 3) == ["A", "B"]
+    assert "".join(again.state.order_of(1)) == "AB"
+
+
+# -- honest degradation ------------------------------------------------------------------
+
+
+def test_an_absent_seat_is_said_and_the_debate_goes_on() -> None:
+    run = panel(3, {"r1-A": [said(["tabs"])], "r2-C": [FAILS, FAILS]}, rounds=3)
+    ledgers = {e["round"]: e for e in run.events if e["event"] == "ledger"}
+    assert ledgers[2]["answered"] == ["A", "B"] and ledgers[2]["seats"] == 3
+    assert ledgers[1]["answered"] == ["A", "B", "C"]
+    assert run.state.present(2) == frozenset("AB")
+    assert "r3-C-1" in run.steps()  # absent for round 2 only
+    judge = next(j.prompt for j in run.runner.jobs if j.step == "judge-1")
+    label = run.state.judge_order.index("C") + 1
+    assert f"Position {label} in round 2" in judge
+
+
+class FewSeats(NamedTuple):
+    test_id: str
+    seats: int
+    failing: str  # seats whose round-1 turn fails (both attempts)
+    reason: str | None
+    status: str
+
+
+FEW = [
+    FewSeats("two-of-three-answer", 3, "C", None, "done"),
+    FewSeats("one-of-three-answers", 3, "BC", "too-few-seats", "done"),
+    FewSeats("one-of-two-answers", 2, "B", "too-few-seats", "done"),
+    FewSeats("one-of-five-answers", 5, "ABCD", "too-few-seats", "done"),
+    FewSeats("none-answers", 3, "ABC", "no-contract", "failed"),
+]
+
+
+@pytest.mark.parametrize("row", FEW, ids=[r.test_id for r in FEW])
+def test_after_the_blind_round(row: FewSeats) -> None:
+    replies = {f"r1-{s}": [FAILS, FAILS] for s in row.failing}
+    run = panel(row.seats, {**replies, "r1-A": replies.get("r1-A", [said(["p"])])}, rounds=3)
+    st = run.state
+    assert st.status == row.status
+    if row.reason is None:
+        assert st.stop_reason != "too-few-seats" and st.rounds_done() >= 2
+    else:
+        assert st.stop_reason == row.reason and st.rounds_done() == 1
+    if row.reason == "too-few-seats":
+        assert st.verdict() == "inconclusive"
+        assert "only 1 of" in st.stop_detail
+
+
+def test_resume_mid_blind_round_reruns_exactly_the_unfinished_seats() -> None:
+    whole = panel(3, fresh, rounds=2)
+    one_done = next(s for s in whole.saves if len(s["turns"]) == 1)
+    done = one_done["turns"][0]["side"]
+    again = debate({}, fresh, state=RunState.from_dict(one_done))
+    assert sorted(turn_order(again, 1)) == sorted(set("ABC") - {done})
+    assert len(again.runner.companions) == 1  # two seats at once, not three
+
+
+# -- the quorum and the stance per seat in a run ---------------------------------------
+
+
+def agreeing(seats: str) -> Any:
+    def handler(job: TurnJob) -> str:
+        if job.step.startswith("judge"):
+            return JUDGE
+        r, seat = step_of(job)
+        if r == 1:
+            return said(["the crux"]) if seat == "A" else QUIET
+        return said([], [("I1", "agree", f"{seat} is convinced")]) if seat in seats else QUIET
+
+    return handler
+
+
+@pytest.mark.parametrize(
+    ("quorum", "agree", "status"),
+    [(None, "BC", "open"), (None, "BCD", "resolved"), (2, "BC", "resolved"), (3, "BC", "open")],
+)
+def test_quorum_in_a_four_seat_run(quorum: int | None, agree: str, status: str) -> None:
+    run = panel(4, agreeing(agree), rounds=2, quorum=quorum)
+    (issue,) = run.state.ledger().issues
+    assert issue.status == status
+    assert {s.seat for s in issue.stances} == set(agree)
+
+
+# -- options -----------------------------------------------------------------------------
+
+
+def cfg_of(values: dict[str, object], surface: Any = "cli") -> Any:
+    base = DebateRequest(topic="Tabs or spaces?")
+    req = request_from(values, surface, base)
+    return build_config(req, [*SCRIPTED_AGENTS, "claude", "codex", "gemini"], surface)
+
+
+def test_options_make_seats_agents_and_models() -> None:
+    cfg = cfg_of({"role": ROLES[:3], "agents": ("claude,codex,gemini",), "models": ("m1,m2,m3",)})
+    assert cfg.seats == seat_list(3) and [r.name for r in cfg.roles] == [
+        "Skeptic", "Builder", "Operator"
+    ]  # fmt: skip
+    assert [(a.agent, a.model) for a in cfg.agents] == [
+        ("claude", "m1"), ("codex", "m2"), ("gemini", "m3")
+    ]  # fmt: skip
+    over = cfg_of({"role": ROLES[:3], "agents": ("codex",), "agent_b": "gemini"})
+    assert [a.agent for a in over.agents] == ["codex", "gemini", "codex"]
+    lists = cfg_of({"role": list(ROLES[:3]), "agents": ["codex", "gemini", "claude"]}, "batch")
+    assert [a.agent for a in lists.agents] == ["codex", "gemini", "claude"]
+    one = cfg_of({"role": ROLES[:3], "agent": "codex"})
+    assert [a.agent for a in one.agents] == ["codex"] * 3
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        ({"role": ROLES[:1]}, "1 time(s); a debate has 2–5 seats"),
+        ({"role": (*ROLES, "Sixth: x")}, "6 time(s)"),
+        ({"role": ROLES[:3], "role_a": "X: y"}, "use either --role or --role-a"),
+        ({"role": ROLES[:3], "preset": "security-vs-performance"}, "--preset or --role"),
+        ({"agents": ("claude",), "agent": "codex"}, "use either --agents or --agent"),
+        ({"role": ROLES[:3], "agents": ("claude,codex",)}, "--agents has 2 entries for 3"),
+        ({"role": ROLES[:3], "quorum": 3}, "--quorum 3 is more than the 2 seats"),
+    ],
+)
+def test_bad_panel_options_are_one_usage_error(values: dict[str, object], message: str) -> None:
+    with pytest.raises(UsageError, match=re.escape(message)):
+        cfg_of(values)
+
+
+# -- families, the tally, the result document ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("agent", "model", "family"),
+    [
+        ("claude", None, "anthropic"), ("claude", "opus", "anthropic"),
+        ("codex", "gpt-5", "openai"), ("gemini", None, "google"),
+        ("ollama", "llama3.1:8b", "meta"), ("ollama", "qwen2.5:7b", "alibaba"),
+        ("llm", "gpt-4o-mini", "openai"), ("llm", "openrouter/anthropic/claude-3", "anthropic"),
+        ("llm", "codellama", "meta"), ("ollama", "mystery-7b", "unknown:ollama:mystery-7b"),
+        ("command", None, "unknown:command:default"),
+    ],
+)  # fmt: skip
+def test_a_seats_family_of_models(agent: str, model: str | None, family: str) -> None:
+    assert model_family(agent, model) == family
+
+
+def with_agents(state: RunState, *agents: tuple[str, str | None]) -> RunState:
+    choices = [AgentChoice(a, m) for a, m in agents]
+    cfg = dataclasses.replace(
+        state.config, agent_a=choices[0], agent_b=choices[1], more_agents=tuple(choices[2:])
+    )
+    return dataclasses.replace(state, config=cfg)
+
+
+def test_one_family_is_said_beside_the_verdict_two_claude_seats_included() -> None:
+    run = panel(3, agreeing("BC"), rounds=2)
+    st = run.state
+    three = with_agents(st, ("claude", None), ("claude", "opus"), ("claude", "haiku"))
+    assert one_family_note(three) == ONE_FAMILY
+    mixed = with_agents(st, ("claude", None), ("codex", None), ("claude", None))
+    assert one_family_note(mixed) is None
+    unknown = with_agents(st, ("ollama", "x"), ("ollama", "x"), ("ollama", "x"))
+    assert one_family_note(unknown) is None  # an unknown family is never "the same"
+    two = debate({}, QUIET, rounds=2).state
+    assert one_family_note(with_agents(two, ("claude", None), ("claude", None))) == ONE_FAMILY
+    # the tally of I1 (A raised it, B and C agreed): families on the side of the point
+    (issue,) = mixed.ledger().issues
+    got = issue_tally(mixed, issue)
+    assert (got.agree, got.contest, got.silent) == (("B", "C"), (), ())
+    assert got.families_for == ("anthropic", "openai") and got.families_against == ()
+    assert "2 agree · 0 contest · 0 silent (for: anthropic, openai)" in transcript_md(mixed)
+    assert "one model family" in transcript_md(three) and "one model family" not in (
+        transcript_md(mixed)
+    )
+
+
+def test_the_result_document_is_v2_with_seats_and_v1_is_still_known() -> None:
+    run = panel(3, agreeing("B"), rounds=2)
+    doc = json.loads(json.dumps(result_document(run.state, RunDir(run.state.run_id))))
+    jsonschema.validate(doc, SCHEMAS["collab.result/2"])
+    assert doc["schema"] == "collab.result/2"
+    assert [s["label"] for s in doc["seats"]] == ["A", "B", "C"]
+    assert doc["seats"][2] == {"label": "C", "name": "Operator", "agent": SCRIPTED,
+                               "model": None, "family": f"unknown:{SCRIPTED}:default"}  # fmt: skip
+    assert doc["ledger"][0]["tally"] == {
+        "agree": 1, "contest": 0, "silent": 1,
+        "families_for": [f"unknown:{SCRIPTED}:default"], "families_against": [],
+    }  # fmt: skip
+    assert doc["seats_answered"] == [["A", "B", "C"], ["A", "B", "C"]]
+    v1 = {**doc, "schema": "collab.result/1"}
+    for key in ("seats", "family_note", "seats_answered"):
+        v1.pop(key)
+    jsonschema.validate(v1, SCHEMAS["collab.result/1"])
+
+
+def test_stats_give_the_verdict_mix_by_seat_count() -> None:
+    three = panel(3, agreeing("BC"), rounds=2).state  # I1 resolved by B and C: consensus
+    two = debate({}, QUIET, rounds=2).state  # no issue: inconclusive
+    total = aggregate([run_stats(three), run_stats(two)])
+    assert total.verdicts_by_seats == {"2": {"inconclusive": 1}, "3": {"consensus": 1}}
