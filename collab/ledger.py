@@ -106,7 +106,7 @@ class Issue:
     # Each seat's latest stance that changed something (a reasoned one, or a contest),
     # in seat order; a seat with none here is silent on the issue.
     # (Not compared: an issue is "changed" by what it says, not by who last said it.)
-    stances: tuple[SeatStance, ...] = field(default=(), compare=False)
+    stances: tuple[LatestStance, ...] = field(default=(), compare=False)
 
     def evidence(self, side: Side) -> str:
         return str(getattr(self, _evidence_field(side)))
@@ -115,12 +115,12 @@ class Issue:
         found: tuple[EvidenceCheck, ...] = getattr(self, _checks_field(side))
         return found
 
-    def stance_of(self, seat: Seat) -> SeatStance | None:
+    def stance_of(self, seat: Seat) -> LatestStance | None:
         return next((s for s in self.stances if s.seat == seat), None)
 
 
 @dataclass(frozen=True)
-class SeatStance:
+class LatestStance:
     """One seat's latest stance on an issue: what, with which reason, in which round."""
 
     seat: Seat
@@ -167,7 +167,7 @@ def _with_evidence(issue: Issue, side: Side, evidence: str) -> Issue:
     return replace(issue, **{_evidence_field(side): evidence})  # type: ignore[arg-type]
 
 
-def _with_stance(issue: Issue, stance: SeatStance) -> Issue:
+def _with_stance(issue: Issue, stance: LatestStance) -> Issue:
     kept = [s for s in issue.stances if s.seat != stance.seat]
     return replace(issue, stances=tuple(sorted([*kept, stance], key=lambda s: s.seat)))
 
@@ -199,7 +199,7 @@ def _apply_stance(
     new = _with_evidence(issue, side, stance.evidence)
     what = effect(table, side == issue.raised_by, stance.stance, bool(stance.evidence))
     if what != "nothing":
-        new = _with_stance(new, SeatStance(side, stance.stance, stance.evidence, round_no))
+        new = _with_stance(new, LatestStance(side, stance.stance, stance.evidence, round_no))
     if what == "resolve":
         if not resolves(new, present | {side}, quorum):
             return new

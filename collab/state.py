@@ -20,9 +20,9 @@ from collab.ledger import (
     STATUSES,
     TABLE_NAMES,
     Issue,
+    LatestStance,
     Ledger,
     Resolution,
-    SeatStance,
     SeverityChange,
     TableName,
     ledger_to_dict,
@@ -439,7 +439,7 @@ def issue_from_fields(f: Fields) -> Issue:
         evidence_e=f.str("evidence_e", ""), checks_c=_checks(f, "checks_c"),
         checks_d=_checks(f, "checks_d"), checks_e=_checks(f, "checks_e"),
         stances=tuple(
-            SeatStance(s.literal("seat", SEATS), s.literal("stance", STANCE_KINDS),
+            LatestStance(s.literal("seat", SEATS), s.literal("stance", STANCE_KINDS),
                        s.str("reason", ""), s.int("round_no"))
             for s in f.items("stances")
         ),

@@ -238,7 +238,7 @@ CASES = [
         debate("--role", "A: a", "--role", "B: b", "--role-a", "X: x", "--role-b", "Y: y"),
         "use either --role or --role-a, not both",
     ),
-    Case("one-role", debate("--role", "A: a"), "--role was given 1 time(s); a debate has 2–5"),
+    Case("one-role", debate("--role", "A: a"), "--role takes 2–5 items when given, got 1"),
     Case(
         "agent-and-agents",
         debate("--agent", "claude", "--agents", "claude,codex"),

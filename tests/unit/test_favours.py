@@ -22,7 +22,7 @@ from collab.errors import UsageError
 from collab.favours import flips, most_favoured, preferences
 from collab.report import render_html, render_markdown_report, result_document
 from collab.report.markdown import transcript_md
-from collab.report.schemas import RESULT
+from collab.report.schemas import RESULT_V2
 from collab.request import DebateRequest, build_config, request_from
 from collab.runners.inprocess import SCRIPTED, SCRIPTED_AGENTS
 from collab.state import load_state
@@ -157,7 +157,7 @@ def test_a_flip_is_shown_in_every_rendered_report() -> None:
         "O2",
     )
     jsonschema = pytest.importorskip("jsonschema")
-    jsonschema.validate(json.loads(json.dumps(doc)), RESULT)
+    jsonschema.validate(json.loads(json.dumps(doc)), RESULT_V2)
 
 
 def test_no_options_no_favours_fields_and_a_named_favours_is_ignored() -> None:

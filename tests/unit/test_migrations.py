@@ -143,4 +143,4 @@ def test_a_v6_run_weighed_no_options_and_keeps_what_it_said() -> None:
     doc: Doc = {"schema_version": 6, "config": {"topic": "T", "options": ["x", "y"]}}
     out = migrate(copy.deepcopy(doc), 6)
     assert out["config"] == {"topic": "T", "options": ["x", "y"], "constraints": [],
-                             "leaning": None}  # fmt: skip
+                             "leaning": None, "turn_order": "fixed"}  # fmt: skip

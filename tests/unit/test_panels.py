@@ -252,8 +252,8 @@ def test_options_make_seats_agents_and_models() -> None:
 @pytest.mark.parametrize(
     ("values", "message"),
     [
-        ({"role": ROLES[:1]}, "1 time(s); a debate has 2–5 seats"),
-        ({"role": (*ROLES, "Sixth: x")}, "6 time(s)"),
+        ({"role": ROLES[:1]}, "--role takes 2–5 items when given, got 1"),
+        ({"role": (*ROLES, "Sixth: x")}, "--role takes at most 5 items, got 6"),
         ({"role": ROLES[:3], "role_a": "X: y"}, "use either --role or --role-a"),
         ({"role": ROLES[:3], "preset": "security-vs-performance"}, "--preset or --role"),
         ({"agents": ("claude",), "agent": "codex"}, "use either --agents or --agent"),
