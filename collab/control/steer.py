@@ -23,6 +23,7 @@ from collab.orchestrator import EVENTS_FILE, Orchestrator
 from collab.prices import fmt_cost
 from collab.prompts import MAX_NOTE_CHARS, MAX_QUESTION_CHARS
 from collab.runners import runner_factory
+from collab.seats import SEATS
 from collab.secret_scan import ensure_no_secrets
 from collab.state import FOLLOWUP_SEATS, Continued, FollowUp, FollowUpSeat, RunState, load_state
 from collab.store import RunDir
@@ -33,17 +34,21 @@ MAX_ROUNDS_PER_CONTINUE = 7
 DEBATERS: tuple[FollowUpSeat, ...] = ("A", "B")
 
 
-def seats_of(seat: str | None) -> tuple[FollowUpSeat, ...]:
-    """``--seat``: A, B or judge (any case); none named is both debaters."""
+def seats_of(
+    seat: str | None, debaters: tuple[FollowUpSeat, ...] = DEBATERS
+) -> tuple[FollowUpSeat, ...]:
+    """``--seat``: one of the run's seats (``debaters``) or judge (any case); none named is
+    every debater."""
     if seat is None:
-        return DEBATERS
+        return debaters
     name = seat.strip()
-    name = name.upper() if name.upper() in ("A", "B") else name.lower()
-    for known in FOLLOWUP_SEATS:
+    name = name.upper() if name.upper() in debaters else name.lower()
+    for known in (*debaters, "judge"):
         if name == known:
             return (known,)
     hint = did_you_mean(name, FOLLOWUP_SEATS, "")
-    raise UsageError(f"--seat must be A, B or judge, got {seat!r}" + (hint and f"; {hint}"))
+    which = ", ".join(debaters)
+    raise UsageError(f"--seat must be {which} or judge, got {seat!r}" + (hint and f"; {hint}"))
 
 
 def question_text(question: str) -> str:
@@ -80,10 +85,11 @@ def ask_seats(
 ) -> list[FollowUp]:
     """Ask ``seat`` (None: both debaters at once) ``question`` about run ``run_id``; the
     answers are kept as follow-ups. ``max_cost`` (MCP's cap) bounds the run's total too."""
-    seats = seats_of(seat)
+    seats_of(seat, SEATS)  # a seat no run has is refused before the run is read
     text = question_text(question)
     run_dir = RunDir(run_id)
     state = load_state(run_dir)
+    seats = seats_of(seat, state.seats)
     if not state.turns:
         raise UsageError(f"run {run_id} has no turns yet: nothing to ask about")
     if max_cost is not None:

@@ -16,6 +16,7 @@ import pytest
 
 from collab.agents.catalogue import model_family
 from collab.config import AgentChoice
+from collab.control.steer import seats_of
 from collab.errors import UsageError
 from collab.migrations import migrate
 from collab.panel import ONE_FAMILY, issue_tally, one_family_note
@@ -338,3 +339,10 @@ def test_stats_give_the_verdict_mix_by_seat_count() -> None:
     two = debate({}, QUIET, rounds=2).state  # no issue: inconclusive
     total = aggregate([run_stats(three), run_stats(two)])
     assert total.verdicts_by_seats == {"2": {"inconclusive": 1}, "3": {"consensus": 1}}
+
+
+def test_ask_names_any_seat_of_the_run_and_none_asks_every_seat() -> None:
+    assert seats_of(None, ("A", "B", "C")) == ("A", "B", "C")
+    assert seats_of("c", ("A", "B", "C")) == ("C",)
+    with pytest.raises(UsageError, match="--seat must be A, B or judge, got 'C'"):
+        seats_of("C", ("A", "B"))
