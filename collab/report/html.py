@@ -249,6 +249,7 @@ def render_html(state: RunState) -> str:
         ledger=ledger,
         issue_rows=tuple(_issue_row(i, state) for i in ledger.issues),
         family_note=one_family_note(state),
+        more_seats=cfg.seats[2:],
         answered=[answered_line(state, r.number) for r in rounds],
         ledger_counts=counts(ledger),
         matrix=_matrix(state),

@@ -21,6 +21,7 @@ from collab.errors import UsageError
 from collab.migrations import migrate
 from collab.panel import ONE_FAMILY, issue_tally, one_family_note
 from collab.report.documents import result_document
+from collab.report.html import render_html
 from collab.report.markdown import transcript_md
 from collab.report.schemas import SCHEMAS
 from collab.request import DebateRequest, build_config, request_from
@@ -346,3 +347,11 @@ def test_ask_names_any_seat_of_the_run_and_none_asks_every_seat() -> None:
     assert seats_of("c", ("A", "B", "C")) == ("C",)
     with pytest.raises(UsageError, match="--seat must be A, B or judge, got 'C'"):
         seats_of("C", ("A", "B"))
+
+
+def test_the_html_report_speaks_seats() -> None:
+    run = panel(3, agreeing("B"), rounds=2, opening="blind")
+    page = render_html(run.state)
+    assert "<th>evidence C</th>" in page and "Role C" in page
+    assert "3 of 3 seats answered" in page
+    assert "1 agree · 0 contest · 1 silent" in page
