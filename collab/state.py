@@ -29,7 +29,7 @@ from collab.ledger import (
     replay,
     with_checks,
 )
-from collab.seats import SEATS, SIDES, Seat, Side
+from collab.seats import SEATS, SIDES, Seat, Side, round_order
 from collab.store import RunDir, StoredRun, scan_runs
 from collab.turns import AgentMeta, TurnRecord, meta_from_fields
 from collab.verdict import Verdict, verdict
@@ -160,9 +160,12 @@ class RunState:
         return self.config.seats
 
     def order_of(self, round_no: int) -> tuple[Seat, ...]:
-        """The order round ``round_no`` was (or is) taken in; the seat list if unrecorded."""
+        """The order round ``round_no`` was (or will be) taken in: as recorded, else the
+        run's turn order (collab.seats.round_order)."""
         found = next((o for o in self.round_orders if o.round_no == round_no), None)
-        return self.seats if found is None else found.order
+        if found is not None:
+            return found.order
+        return round_order(self.seats, round_no, self.config.turn_order)
 
     def record_order(self, round_no: int, order: tuple[Seat, ...], at_once: bool) -> None:
         if all(o.round_no != round_no for o in self.round_orders):

@@ -18,7 +18,6 @@ from collab.errors import CollabError
 from collab.outcome import outcome_of
 from collab.prices import fmt_cost
 from collab.run_ids import run_ids, short_id
-from collab.seats import SIDES
 from collab.state import RunState
 from collab.store import RunDir
 from collab.text import one_line
@@ -85,7 +84,8 @@ def resume_recap(state: RunState) -> Text:
     rounds = state.config.rounds
     todo = next(
         (f"round {r}/{rounds}, Role {side}'s turn"
-         for r in range(1, rounds + 1) for side in SIDES if state.turn(r, side) is None),
+         for r in range(1, rounds + 1) for side in state.order_of(r)
+         if state.turn(r, side) is None),
         "the Judge's summary",
     )  # fmt: skip
     cost = fmt_cost(state.cost_usd(), state.cost_estimated())

@@ -63,7 +63,9 @@ def finished() -> Run:
 
 
 def interrupted() -> Run:
-    run = debate({"r2-A": [Reply(error=KeyboardInterrupt())]}, blocking_split, rounds=3)
+    run = debate(
+        {"r2-B": [Reply(error=KeyboardInterrupt())]}, blocking_split, rounds=3
+    )  # round 2 opens with B
     assert run.state.status == "interrupted"
     return run
 

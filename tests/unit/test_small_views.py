@@ -134,7 +134,7 @@ def test_the_unpadded_stream_keeps_every_word() -> None:
 def test_resume_says_where_it_takes_the_run_up() -> None:
     state = interrupted().state
     recap = resume_recap(state).plain
-    assert "(interrupted) at round 2/3, Role A's turn" in recap
+    assert "(interrupted) at round 2/3, Role B's turn" in recap  # round 2 ends with A
     assert "1/3 rounds done, 2 turns kept" in recap
     assert "2 open (1 blocking) · 0 resolved · 0 dropped" in recap
     assert "cost so far $0.0200" in recap
