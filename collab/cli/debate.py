@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from collab.batch.record import Batch
     from collab.config import DebateConfig
     from collab.doctor import Ready
+    from collab.events import Logged
     from collab.gate import Policy
     from collab.state import RunState
     from collab.store import RunDir
@@ -188,12 +189,7 @@ def resume(
     if state.status == "done":
         raise UsageError(f"run {run_id} is already finished: collab show {run_id}")
     ready = check_prerequisites(state.config)
-    if not as_json:
-        from collab.cli.console import stderr_console
-        from collab.cli.finish import resume_recap
-
-        stderr_console().print(resume_recap(state))
-    state = _drive(state, run_dir, ready, as_json=as_json, resumed=True)
+    state = _drive(state, run_dir, ready, as_json=as_json, resumed=True, recap=True)
     _finish(state, run_dir, as_json)
 
 
@@ -296,7 +292,11 @@ def _drive(
     as_json: bool,
     resumed: bool,
     ndjson: bool = False,
+    recap: bool = False,
 ) -> RunState:
+    """Drive the run with the live view (or none under ``--json``). ``recap``: a resumed
+    run's recap is printed once the run is locked and starts (its first event), so a run
+    that cannot be locked gets its one error line and nothing before it."""
     from collab.orchestrator import drive
 
     if as_json:
@@ -311,8 +311,19 @@ def _drive(
     from collab.errors import Interrupted
 
     view = DebateView()
+    sink = view.handle
+    if recap:
+        from collab.cli.finish import resume_recap
+
+        pending = [resume_recap(state)]
+
+        def sink(logged: Logged) -> None:
+            while pending:
+                view.err.print(pending.pop())
+            view.handle(logged)
+
     try:
-        return drive(state, run_dir, ready, resumed=resumed, event_sinks=[view.handle])
+        return drive(state, run_dir, ready, resumed=resumed, event_sinks=[sink])
     except Interrupted:
         view.close()
         # How far it got; the error line under it says how to go on.

@@ -185,7 +185,7 @@ def test_list_and_show_after_runs(
     row = runs[0]
     assert set(row) == {
         "run_id", "created", "topic", "preset", "rounds_done", "rounds", "status",
-        "stop_reason", "cost_usd", "reason",
+        "stop_reason", "cost_usd", "reason", "verdict", "open_blocking", "counts",
     }  # fmt: skip
     assert row["reason"] is None
     assert row["topic"] == "Rust or Go for the CLI"
