@@ -109,7 +109,6 @@ def fallback_summary(state: RunState) -> str:
     w = _FALLBACK[cfg.lang]
     ledger = state.ledger()
     c = counts(ledger)
-    a, b = cfg.role_a.name, cfg.role_b.name
     resolved = [i for i in ledger.issues if i.status == "resolved"]
     open_ = [i for i in ledger.issues if i.status == "open"]
     dropped = [i for i in ledger.issues if i.status == "dropped"]
@@ -132,8 +131,8 @@ def fallback_summary(state: RunState) -> str:
     out += ["", w["open"]]
     for i in open_:
         out.append(f"- **{i.id} {i.title}** " + w["raised"].format(side=i.raised_by))
-        out.append(f"  - {a}: {md_cell(i.evidence_a, 400) or '—'}")
-        out.append(f"  - {b}: {md_cell(i.evidence_b, 400) or '—'}")
+        for seat in cfg.seats:
+            out.append(f"  - {cfg.role(seat).name}: {md_cell(i.evidence(seat), 400) or '—'}")
     if not open_:
         out.append(w["none"])
     out += ["", w["tradeoffs"], "", ledger_markdown(ledger.issues, cfg.lang), w["actions"]]

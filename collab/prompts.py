@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template, TemplateSyntaxError
 from jinja2 import TemplateError as JinjaError
@@ -224,7 +224,7 @@ class Prompts:
             history=turns,
             failed_evidence=failed_evidence(ledger, labels.label),
             note=_note(None if note is None else labels.hide(note)),
-            **decision_view(cfg),
+            **decision_view(cfg, labels.hide),
             leaning=(
                 for_prompt(labels.hide(cfg.leaning).strip(), MAX_LEANING_CHARS)
                 if cfg.leaning
@@ -248,47 +248,36 @@ class Prompts:
         summary and the question."""
         cap = DEFAULT_LIMITS.max_evidence_chars
         reply_cap = PROMPT_REPLY_FACTOR * cfg.max_chars
+        judge_hide = labels.hide if seat is None else None
         if seat is None:
-            first, second = labels.order()
-
-            def hide(text: str) -> str:
-                return labels.hide(text)
-
-            cols = (f"{LABELS[0]}'s evidence", f"{LABELS[1]}'s evidence")
-            rows = [
-                JudgeIssue(
-                    id=prompt_cell(i.id, 16), status=i.status,
-                    title=prompt_cell(hide(i.title), DEFAULT_LIMITS.max_title_chars),
-                    raised_by=labels.label(i.raised_by),
-                    evidence_1=prompt_cell(hide(i.evidence(first)), cap),
-                    evidence_2=prompt_cell(hide(i.evidence(second)), cap),
-                )
-                for i in ledger.issues
-            ]  # fmt: skip
+            order = labels.order()
+            hide = labels.hide
+            names = list(LABELS[: len(order)])
             issues: list[object] = [
-                {"id": r.id, "status": r.status, "title": r.title, "raised_by": r.raised_by,
-                 "evidence_a": r.evidence_1, "evidence_b": r.evidence_2}
-                for r in rows
+                {"id": prompt_cell(i.id, 16), "status": i.status,
+                 "title": prompt_cell(hide(i.title), DEFAULT_LIMITS.max_title_chars),
+                 "raised_by": labels.label(i.raised_by),
+                 "evidence": [prompt_cell(hide(i.evidence(s)), cap) for s in order]}
+                for i in ledger.issues
             ]  # fmt: skip
             view: dict[str, object] = {"topic": for_prompt(cfg.topic.strip(), MAX_TOPIC_CHARS)}
             question = hide(question)
         else:
             view = speaker(cfg, seat)
-            cols = ("A's evidence", "B's evidence")
-            issues = [issue_row(i, cap) for i in ledger.issues]
+            names = list(cfg.seats)
+            issues = [issue_row(i, cap, cfg.seats) for i in ledger.issues]
         return self._render(
             "followup.md.j2",
             **view,
             judge_seat=seat is None,
-            labels=LABELS,
-            col_a=cols[0],
-            col_b=cols[1],
+            labels=names if seat is None else LABELS,
+            columns=[f"{n}'s evidence" for n in names],
             issues=issues,
             last_reply=for_prompt(last_reply.strip(), reply_cap) if last_reply else None,
             summary=for_prompt(summary.strip(), SUMMARY_CHARS) if summary else None,
             question=for_prompt(question.strip(), MAX_QUESTION_CHARS),
             max_chars=cfg.max_chars,
-            **decision_view(cfg),
+            **decision_view(cfg, judge_hide),
         )
 
     def angle(self, index: int) -> str:
@@ -331,16 +320,18 @@ class Prompts:
         return tuple(angles)
 
 
-def decision_view(cfg: DebateConfig) -> dict[str, object]:
+def decision_view(cfg: DebateConfig, hide: Callable[[str], str] | None = None) -> dict[str, object]:
     """``--option`` (as ``O1``… with its text) and ``--constraint``, untrusted text made
     safe for a prompt section, for every seat's prompt and the Judge's. (The leaning is
-    the Judge's alone: :meth:`Prompts.judge`.)"""
+    the Judge's alone: :meth:`Prompts.judge`.) ``hide``: the Judge's, so an option that
+    names a role does not tell which Position is which."""
+
+    def line(text: str) -> str:
+        return prompt_line(hide(text) if hide else text, MAX_OPTION_CHARS)
+
     return {
-        "options": [
-            {"id": f"O{n}", "text": prompt_line(o, MAX_OPTION_CHARS)}
-            for n, o in enumerate(cfg.options, start=1)
-        ],
-        "constraints": [prompt_line(c, MAX_OPTION_CHARS) for c in cfg.constraints],
+        "options": [{"id": f"O{n}", "text": line(o)} for n, o in enumerate(cfg.options, start=1)],
+        "constraints": [line(c) for c in cfg.constraints],
     }
 
 

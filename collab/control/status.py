@@ -48,7 +48,7 @@ def status_document(run_dir: RunDir) -> dict[str, object]:
         "phase": phase,
         "topic": cfg.topic,
         "preset": cfg.preset,
-        "roles": {"A": cfg.role_a.name, "B": cfg.role_b.name},
+        "roles": {seat: cfg.role(seat).name for seat in cfg.seats},
         "round": round_no,
         "rounds": {"done": done, "planned": cfg.rounds},
         "turns": {"done": len(state.turns), "planned": len(state.turns) + turns_left(state)},

@@ -97,12 +97,15 @@ def _conceded(i: Issue, side: Side) -> bool:
 def _position(state: RunState, side: Side) -> list[str]:
     """A seat's position: its pros are its own evidence, its cons the other seat's, on
     every issue but those a seat conceded (its words there are its reason to agree)."""
-    role = state.config.role_a if side == "A" else state.config.role_b
-    other: Side = "B" if side == "A" else "A"
+    role = state.config.role(side)
+    others = [s for s in state.config.seats if s != side]
     issues = state.ledger().issues
     pros = [_line(i, side) for i in issues if i.evidence(side).strip() and not _conceded(i, side)]
     cons = [
-        _line(i, other) for i in issues if i.evidence(other).strip() and not _conceded(i, other)
+        _line(i, other)
+        for other in others
+        for i in issues
+        if i.evidence(other).strip() and not _conceded(i, other)
     ]
     out = [f"### {md_cell(role.name, 100)} (seat {side})", "", md_cell(role.description, 600), ""]
     out += [f"- Good, because {p}" for p in pros] or ["- Good: no evidence recorded."]
@@ -136,8 +139,9 @@ def adr_markdown(state: RunState, options: Sequence[str] = ()) -> str:
     out += [f"- Debate: collab run `{rid}` (`collab show {rid}`)", ""]
 
     out += ["## Context and Problem Statement", "", cfg.topic.strip(), ""]
+    names = [md_cell(r.name, 100) for r in cfg.roles]
     out.append(
-        f"Debated by {md_cell(cfg.role_a.name, 100)} and {md_cell(cfg.role_b.name, 100)} over "
+        f"Debated by {', '.join(names[:-1])} and {names[-1]} over "
         f"{state.rounds_done()} round(s); the ledger's verdict: {state.verdict()}."
     )
     out.append("")
@@ -153,12 +157,10 @@ def adr_markdown(state: RunState, options: Sequence[str] = ()) -> str:
     if options:
         out += [f"- O{n} {md_cell(o, 300)}" for n, o in enumerate(options, 1)]
     else:
-        out += [
-            f"- The position of {md_cell(r.name, 100)} (seat {r.side})"
-            for r in (cfg.role_a, cfg.role_b)
-        ]
-    out += ["", "## Pros and Cons of the Options", "", *_position(state, "A"),
-            *_position(state, "B")]  # fmt: skip
+        out += [f"- The position of {md_cell(r.name, 100)} (seat {r.side})" for r in cfg.roles]
+    out += ["", "## Pros and Cons of the Options", ""]
+    for seat in cfg.seats:
+        out += _position(state, seat)
 
     out += ["## Decision Outcome", ""]
     if choice is None:

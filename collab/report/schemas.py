@@ -481,7 +481,7 @@ STATUS = _doc(
         "preset": {"type": "string"},
         "roles": {
             "type": "object",
-            "properties": {"A": {"type": "string"}, "B": {"type": "string"}},
+            "properties": {s: {"type": "string"} for s in "ABCDE"},  # C–E: a panel's
             "required": ["A", "B"],
         },
         "round": {"type": "integer", "minimum": 1, "description": "the round in progress"},

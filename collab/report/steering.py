@@ -74,8 +74,10 @@ def followups_md(state: RunState) -> list[str]:
     if not state.followups:
         return []
     cfg = state.config
-    names = {"A": f"Role A ({md_cell(cfg.role_a.name, 100)})",
-             "B": f"Role B ({md_cell(cfg.role_b.name, 100)})", "judge": "The Judge"}  # fmt: skip
+    names: dict[str, str] = {
+        seat: f"Role {seat} ({md_cell(cfg.role(seat).name, 100)})" for seat in cfg.seats
+    }
+    names["judge"] = "The Judge"
     out = ["## Follow-up questions", "", "_Asked after the debate; the ledger is unchanged._", ""]
     for f in state.followups:
         out += _followup(f, names)

@@ -355,3 +355,67 @@ def test_the_html_report_speaks_seats() -> None:
     assert "<th>evidence C</th>" in page and "Role C" in page
     assert "3 of 3 seats answered" in page
     assert "1 agree · 0 contest · 1 silent" in page
+
+
+def test_asking_a_panel_shows_every_seats_evidence_and_keeps_the_judge_blind() -> None:
+    """``collab ask`` on a three-seat run: each seat's and the Judge's prompt carries all
+    three evidence columns; the Judge reads Positions 1–3, and an option or constraint
+    that names a role is hidden from it like every other text it reads."""
+    from collab.orchestrator import Orchestrator
+    from collab.runners.inprocess import InProcessRunner, script
+
+    def evidence_of(job: TurnJob) -> str:
+        if job.step.startswith("judge"):
+            return JUDGE
+        _, seat = step_of(job)
+        return said([f"point of {job.step}"], prose=f"evidence from seat {seat}")
+
+    state = panel(
+        3, evidence_of, rounds=1, option=("Skeptic's plan", "Builder's plan"),
+        constraint=("the Operator keeps the pager",),
+    ).state  # fmt: skip
+    runner = InProcessRunner(script({}, lambda job: Reply(f"answer of {job.step}")))
+    orch = Orchestrator(
+        state, RunDir(state.run_id), agents=SCRIPTED_AGENTS, runner_factory=runner.factory,
+        clock=runner.clock,
+    )  # fmt: skip
+    orch.ask("Which is cheaper?", seats_of(None, state.config.seats) + seats_of("judge"))
+    prompts = {job.step: job.prompt for job in runner.jobs}
+    assert sorted(prompts) == ["ask-A-1", "ask-B-1", "ask-C-1", "ask-judge-1"]
+    header = "| id | status | title | raised by | A's evidence | B's evidence | C's evidence |"
+    for step in ("ask-A-1", "ask-C-1"):
+        assert header in prompts[step], step
+        assert "|----|--------|-------|-----------|----|----|----|" in prompts[step]
+    judge = prompts["ask-judge-1"]
+    assert "Position 1, Position 2 and Position 3" in judge
+    assert "Position 3's evidence |" in judge
+    for name in ("Skeptic", "Builder", "Operator"):
+        assert name not in judge, name
+    assert "Skeptic's plan" in prompts["ask-A-1"]  # a debater reads the option as given
+
+
+def test_the_adr_fallback_summary_and_status_name_every_seat() -> None:
+    from collab.control.status import status_document
+    from collab.ledger_summary import fallback_summary
+    from collab.report.adr import adr_markdown
+
+    def evidence_of(job: TurnJob) -> str:
+        if job.step.startswith("judge"):
+            return JUDGE
+        _, seat = step_of(job)
+        return said([f"point of seat {seat}"], prose=f"evidence from seat {seat}")
+
+    state = panel(3, evidence_of, rounds=1).state
+    adr = adr_markdown(state)
+    assert "Debated by Skeptic, Builder and Operator over 1 round(s)" in adr
+    for seat, name in zip("ABC", ("Skeptic", "Builder", "Operator"), strict=True):
+        assert f"### {name} (seat {seat})" in adr
+        assert f"- The position of {name} (seat {seat})" in adr
+    # C's point is a pro of C's position and a con of A's.
+    c_line = "I3 point of seat C: "
+    a_part = adr.split("### Skeptic (seat A)")[1].split("### Builder")[0]
+    assert f"- Bad, because {c_line}" in a_part
+    summary = fallback_summary(state)
+    assert "  - Operator: " in summary
+    roles = status_document(RunDir(state.run_id))["roles"]
+    assert roles == {"A": "Skeptic", "B": "Builder", "C": "Operator"}
