@@ -37,6 +37,14 @@ from collab.store import (
 )
 
 BATCH_SCHEMA = "collab.batch/1"
+# Agent processes a batch starts at once, machine-wide: --parallel debates × their seats
+# (a panel of five seats runs five agents in its blind round).
+MAX_AGENTS_AT_ONCE = 32
+
+
+def debates_at_once(parallel: int, seats: int) -> int:
+    """``--parallel``, lowered so ``parallel × seats`` stays within MAX_AGENTS_AT_ONCE."""
+    return max(1, min(parallel, MAX_AGENTS_AT_ONCE // max(seats, 1)))
 
 
 def batches_dir() -> Path:
@@ -179,6 +187,23 @@ class Batch:
         return EXIT_OK if self.status == "done" else EXIT_FAILED
 
     # -- where the runs stand, and the index ---------------------------------------------
+    def capped(self, parallel: int) -> tuple[int, str | None]:
+        """``parallel`` within MAX_AGENTS_AT_ONCE for the unfinished runs' largest panel,
+        and the line that says so when it was lowered (None: unchanged)."""
+        seats = 2
+        for item in self.items:
+            with contextlib.suppress(UsageError, KeyError, AssertionError, ValueError, TypeError):
+                state = RunState.from_dict(RunDir(item.run_id).load())
+                if state.status != "done":
+                    seats = max(seats, len(state.config.seats))
+        at_once = debates_at_once(parallel, seats)
+        if at_once == parallel:
+            return parallel, None
+        return at_once, (
+            f"running {at_once} debates at once, not {parallel}: {parallel} × {seats} seats "
+            f"would start more than {MAX_AGENTS_AT_ONCE} agents at once"
+        )
+
     def item_statuses(self) -> list[ItemStatus]:
         return [item_status(i) for i in self.items]
 

@@ -231,6 +231,11 @@ def _run_batch(b: Batch, parallel: int, as_json: bool) -> None:
     from collab.cli.batch_view import BatchView
 
     with b.driving():  # refused (locked) before anything is shown
+        parallel, lowered = b.capped(parallel)
+        if lowered is not None:
+            from collab.cli.console import stderr_console
+
+            stderr_console().print(f"collab: {lowered}", markup=False, highlight=False)
         view = None if as_json else BatchView(b)
         try:
             code = b.run(parallel, on_tick=None if view is None else view.tick)

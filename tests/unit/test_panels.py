@@ -419,3 +419,33 @@ def test_the_adr_fallback_summary_and_status_name_every_seat() -> None:
     assert "  - Operator: " in summary
     roles = status_document(RunDir(state.run_id))["roles"]
     assert roles == {"A": "Skeptic", "B": "Builder", "C": "Operator"}
+
+
+@pytest.mark.parametrize(
+    ("seats", "parallel", "at_once"),
+    [(2, 8, 8), (2, 16, 16), (2, 32, 16), (3, 8, 8), (3, 12, 10), (5, 8, 6), (5, 1, 1)],
+)
+def test_a_batch_of_panels_caps_the_agents_it_starts_at_once(
+    seats: int, parallel: int, at_once: int
+) -> None:
+    from pathlib import Path
+
+    from collab.batch.entries import Entry
+    from collab.batch.record import MAX_AGENTS_AT_ONCE, Batch
+
+    cfg = cfg_of({"role": ROLES[:seats]})
+    two = cfg_of({})
+    b = Batch.create([Entry(1, two), Entry(2, cfg)], Path("topics.jsonl"), parallel)
+    got, said_so = b.capped(parallel)
+    assert got == at_once and got * seats <= max(MAX_AGENTS_AT_ONCE, seats)
+    if at_once == parallel:
+        assert said_so is None
+    else:
+        assert said_so is not None
+        assert f"running {at_once} debates at once, not {parallel}" in said_so
+        assert f"{seats} seats" in said_so
+    # A finished panel no longer counts.
+    state = RunState.from_dict(RunDir(b.items[1].run_id).load())
+    state.status = "done"
+    RunDir(state.run_id).save(state.to_dict())
+    assert b.capped(parallel)[0] == min(parallel, MAX_AGENTS_AT_ONCE // 2)
