@@ -157,6 +157,7 @@ def speaker(cfg: DebateConfig, side: Side) -> dict[str, object]:
         "role_a": role_view(cfg.role_a),
         "role_b": role_view(cfg.role_b),
         "panel": len(cfg.seats) > 2,
+        "quorum": cfg.quorum,
         "seat_names": [f"{r.side} = {r.name}" for r in map(role_view, cfg.roles)],
         "seats": list(cfg.seats),
     }

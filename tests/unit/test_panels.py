@@ -449,3 +449,20 @@ def test_a_batch_of_panels_caps_the_agents_it_starts_at_once(
     state.status = "done"
     RunDir(state.run_id).save(state.to_dict())
     assert b.capped(parallel)[0] == min(parallel, MAX_AGENTS_AT_ONCE // 2)
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_the_contract_a_panel_reads_says_what_its_ledger_does(lang: str) -> None:
+    """One agree does not resolve a panel's issue, so its seats are not told it does."""
+    pair = {j.step: j.prompt for j in debate({}, QUIET, rounds=1, lang=lang).runner.jobs}
+    three = {j.step: j.prompt for j in panel(3, {}, rounds=1, lang=lang).runner.jobs}
+    quorum = {j.step: j.prompt for j in panel(4, {}, rounds=1, lang=lang, quorum=2).runner.jobs}
+    every, both = {
+        "en": ("once every other seat that answers the round agrees", "once both sides have"),
+        "ja": ("その回に答えた他のすべての席", "双方が手を引くと"),
+    }[lang]
+    some = {"en": "at least 2 of them do", "ja": "2 席以上が認め"}[lang]
+    assert both in pair["r1-A-1"] and every not in pair["r1-A-1"]
+    for step in ("r1-A-1", "r1-C-1"):
+        assert every in three[step] and both not in three[step] and some not in three[step]
+    assert some in quorum["r1-D-1"]
