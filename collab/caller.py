@@ -88,6 +88,7 @@ class AgentCaller:
         attempts: int = MAX_ATTEMPTS,
         *,
         title: str = "",
+        seat_title: str = "",
         tools: ToolSet = "none",
         on_text: TextHook | None = None,
         text_limit: int | None = None,
@@ -122,6 +123,8 @@ class AgentCaller:
                 stdin_prompt=spec.prompt == "stdin",
                 timeout=timeout,
                 title=title if n == 1 else f"{title} (attempt {n})",
+                # The pane's title: the seat (or the Judge) and the agent that speaks.
+                pane_title=f"{seat_title} · {spec.name}" if seat_title else spec.name,
                 output=spec.output,
                 text_limit=text_limit,
                 on_output=_text_hook(spec.output, on_text, text_limit),

@@ -128,6 +128,7 @@ class Turns:
             ctx.timeout(self.cfg.turn_timeout),
             on_retry=lambda why, detail: ui.emit(TurnRetry(r, side, why, detail)),
             title=f"{SIDE_ICON[side]} Role {side} ({role.name}) · round {r}/{self.cfg.rounds}",
+            seat_title=f"{side} · {role.name}",
             tools=self.cfg.tools,
             on_text=lambda text, elapsed: ui.turn_output(r, side, text, elapsed),
             text_limit=self.reply_cap(),
@@ -197,6 +198,7 @@ class Turns:
             f"r{r}-{side}-fix", self.cfg.agent(side), prompt,
             ctx.timeout(self.cfg.turn_timeout), attempts=1,
             title=f"{SIDE_ICON[side]} Role {side}: the json block again", cancel=ctx.cancel,
+            seat_title=f"{side} · {self.cfg.role(side).name}",
         )  # fmt: skip
 
     def judge(
@@ -245,7 +247,8 @@ class Turns:
         res = caller.call(
             sid, self.cfg.judge, prompt, self.cfg.judge_timeout,
             on_retry=lambda why, d: ui.emit(RunWarning(f"the judge: {why}, retrying once ({d})")),
-            title="⚖ The Judge", on_text=ui.judge_output, text_limit=JUDGE_TEXT_CAP,
+            title="⚖ The Judge", seat_title="Judge", on_text=ui.judge_output,
+            text_limit=JUDGE_TEXT_CAP,
             cancel=ctx.cancel,
         )  # fmt: skip
         caller.summarize(res, f"{res.status} · {res.meta.duration:.1f}s")
@@ -279,6 +282,7 @@ class Turns:
             f"ask-{name}", choice, prompt, ctx.timeout(timeout),
             on_retry=lambda why, d: ui.emit(RunWarning(f"follow-up to {name}: {why} ({d})")),
             title=f"{title} · a follow-up question",
+            seat_title="Judge" if seat is None else f"{seat} · {self.cfg.role(seat).name}",
             on_text=lambda text, elapsed: ui.followup_output(name, text, elapsed),
             text_limit=self.reply_cap(), cancel=ctx.cancel,
         )  # fmt: skip

@@ -33,6 +33,8 @@ class TurnJob:
     # command line) and how stdout streams (an agent spec's ``output`` kind).
     title: str = ""
     output: str = "text"
+    # The pane's title while the turn runs: its seat and agent ("A · Security · codex").
+    pane_title: str = ""
     # The tmux runner shows the turn live in its pane; the subprocess runner has none.
     view: bool = False
     # Where the live view stops showing the reply (the reply cap), with the cut marker.

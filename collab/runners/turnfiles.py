@@ -16,7 +16,6 @@ import os
 import shlex
 import shutil
 import signal
-import sys
 import tempfile
 import threading
 import time
@@ -56,20 +55,13 @@ rm -f "$d/$s.env"
 ) < {stdin} > "$d/$s.out" 2> "$d/$s.err" &
 pid=$!
 printf '%s\\n' "$pid" > "$d/$s.pid.tmp" && mv -f "$d/$s.pid.tmp" "$d/$s.pid"
-{view}wait "$pid"
+wait "$pid"
 rc=$?
 printf '%s\\n' "$rc" > "$d/$s.exit.tmp" && mv -f "$d/$s.exit.tmp" "$d/$s.exit"
-{view_wait}{done}: > "$d/$s.ended"
+{done}: > "$d/$s.ended"
 """
 _ANNOUNCE = "printf '\\033[2m[collab] %s running\\033[0m\\n' \"$s\"\n"
 _DONE = 'printf \'\\033[2m[collab] %s exit %s\\033[0m\\n\' "$s" "$rc"\n'
-# The live view in the pane: a fixed program of ours, started with only generated paths;
-# it reads the agent's output file and the title file, never its command line.
-_VIEW_CODE = (
-    "import sys; sys.path.insert(0, sys.argv[1]); "
-    "from collab.runners.pane_view import main; main(sys.argv[2:])"
-)
-_PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 
 
 def find_bash() -> str:
@@ -108,21 +100,18 @@ class TurnDir:
         _write_private(self.file(job.step, "argv"), _nul_list(job.argv))
         _write_private(self.file(job.step, "env"), _nul_list(f"{k}={v}" for k, v in job.env))
         stdin = '"$d/$s.prompt"' if job.stdin_prompt else "/dev/null"
-        view = view_wait = ""
         if job.view:
-            header = {"title": job.title, "output": job.output, "limit": job.text_limit}
+            # For the pane's live view (collab.runners.pane_view), which starts the script.
+            header = {
+                "title": job.title, "pane_title": job.pane_title, "output": job.output,
+                "limit": job.text_limit,
+            }  # fmt: skip
             _write_private(self.file(job.step, "view"), json.dumps(header).encode("utf-8"))
-            argv = [sys.executable, "-S", "-E", "-c", _VIEW_CODE, str(_PACKAGE_ROOT)]
-            # No echo of what is typed for the next turn while this one is still shown.
-            view = f'stty -echo 2>/dev/null\n{shlex.join(argv)} "$d" "$s" </dev/null & vpid=$!\n'
-            view_wait = 'wait "$vpid"\nstty echo 2>/dev/null\n'
         script = _SCRIPT.format(
             step=shlex.quote(job.step),
             dir=shlex.quote(str(self.path)),
             stdin=stdin,
             announce="" if job.view else _ANNOUNCE,
-            view=view,
-            view_wait=view_wait,
             done="" if job.view else _DONE,
             setsid=shlex.quote(_find_setsid()),
         )
@@ -132,7 +121,7 @@ class TurnDir:
 
     def _clear(self, step: str) -> None:
         for suffix in ("pid", "exit", "out", "err", "pid.tmp", "exit.tmp", "summary", "view",
-                       "ended", "before"):  # fmt: skip
+                       "ended"):  # fmt: skip
             self.file(step, suffix).unlink(missing_ok=True)
         started = self.file(step, "started")
         if started.is_dir():

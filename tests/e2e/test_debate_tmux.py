@@ -46,6 +46,8 @@ JUDGE_MARK = "neutral judge"
 REASK_MARK = "did not end with a valid json block"
 TOPIC = "JWT vs server-side sessions for a web app"
 WAIT = 60.0  # generous deadline for anything a loaded 2-core machine must get done
+# The pane's title while Role A (the default "Advocate") speaks through the fake agent.
+SEAT_A_TITLE = "A · Advocate · fake"
 
 Stance = tuple[str, str, str]
 Point = tuple[str, str]
@@ -595,8 +597,8 @@ def test_turns_run_in_a_titled_pane_that_is_gone_afterwards(
     def titled() -> list[PaneInfo]:
         return [p for p in panes(tmux) if p.session.startswith("collab-")]
 
-    # The pane is titled right after the session is made: wait for both.
-    assert wait_until(lambda: [p.title for p in titled()] == ["Claude-Debate"], WAIT), titled()
+    # The pane is titled by the seat and agent that speak in it (A's turn is slow).
+    assert wait_until(lambda: [p.title for p in titled()] == [SEAT_A_TITLE], WAIT), titled()
     seen = titled()
     temp_dirs = collab_tmpdirs(private_tmp)
     assert len(temp_dirs) == 1
@@ -622,7 +624,8 @@ def test_inside_tmux_the_debate_splits_the_current_window(
     spawned: list[Spawned],
 ) -> None:
     n = 2
-    host = tmux.new_session(session_name="host")
+    # Wide enough for the split rule (the user keeps 80 columns, the seats 40 each).
+    host = tmux.new_session(session_name="host", x=200, y=50)
     host_pane = host.active_window.active_pane
     assert host_pane is not None and host_pane.pane_id is not None
     window = host.active_window.window_id
@@ -648,7 +651,7 @@ def test_inside_tmux_the_debate_splits_the_current_window(
     def split() -> list[PaneInfo]:
         return [p for p in in_window() if p.pane_id != host_pane.pane_id]
 
-    assert wait_until(lambda: [p.title for p in split()] == ["Claude-Debate"], WAIT), (
+    assert wait_until(lambda: [p.title for p in split()] == [SEAT_A_TITLE], WAIT), (
         f"the window was not split: {in_window()}"
     )
     assert collab_sessions(tmux) == []  # no detached session when inside tmux

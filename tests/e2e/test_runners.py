@@ -146,7 +146,8 @@ def test_tmux_pane_titled_and_detached_session(server: Server, tdir: TurnDir) ->
 
 
 def test_tmux_split_inside_existing_window(server: Server, tdir: TurnDir) -> None:
-    session = server.new_session("user")
+    # Wide enough for the split rule (the user keeps 80 columns, the seats 40 each).
+    session = server.new_session("user", x=200, y=50)
     user_pane = session.active_window.active_pane
     assert user_pane is not None
     r = TmuxRunner(tdir, "split", server=server, split_from=user_pane.pane_id)

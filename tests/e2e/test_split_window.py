@@ -21,6 +21,7 @@ from libtmux import Server, Session
 
 from tests.conftest import FakeAgent
 from tests.e2e.test_debate_tmux import (
+    SEAT_A_TITLE,
     WAIT,
     PaneInfo,
     assert_each_turn_once,
@@ -86,6 +87,8 @@ def test_pane_killed_in_the_users_split_window_is_recreated_there(
         say("others", stances=[("I1", "contest", "no")]),
     )
     window = session.active_window
+    # Wide enough for the split rule (the user keeps 80 columns, the seats 40 each).
+    server.cmd("resize-window", "-t", str(window.window_id), "-x", "200", "-y", "50")
     user_pane = window.active_pane
     assert user_pane is not None and user_pane.pane_id is not None
     window_id = window.window_id
@@ -98,7 +101,7 @@ def test_pane_killed_in_the_users_split_window_is_recreated_there(
         ]
 
     (call,) = wait_for_calls(fake_agent, "A", 1, N)
-    assert wait_until(lambda: [p.title for p in split()] == ["Claude-Debate"], WAIT), (
+    assert wait_until(lambda: [p.title for p in split()] == [SEAT_A_TITLE], WAIT), (
         f"the user's window was not split: {panes(server)}"
     )
     env = dict(line.split("=", 1) for line in (tmp_path / "pane.env").read_text().splitlines())
