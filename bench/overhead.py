@@ -188,7 +188,7 @@ def run(ctx: Ctx) -> BenchResult:
 _PART_NOTES = {
     "prep": "config + run dir + Orchestrator() (Prompts: Jinja env, 3 templates)",
     "setup": "lock, temp dir, tmux new-session + select-pane, 1st prompt",
-    "launch": "Σ run() entered → agent running (write files, respawn-pane, bash script, pid)",
+    "launch": "Σ run() entered → agent running (write files, fifo → pane view, bash script, pid)",
     "detect": "Σ agent exit → run() returned (exit file + 5 ms poll + read)",
     "between": "Σ parse, ledger, state save (fsync), next prompt",
     "teardown": "judge save, transcript/judge/html reports, kill-session",

@@ -3,25 +3,27 @@ anything starts, whether that choice can run here."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from collab.errors import PrerequisiteError
 from collab.options import RunnerKind
 from collab.runners.base import Runner
 from collab.runners.subprocess import SubprocessRunner
-from collab.runners.tmux import TmuxRunner, tmux_available
+from collab.runners.tmux import TWO_SEATS, TmuxRunner, tmux_available
 from collab.runners.turnfiles import TurnDir, find_bash
 
 # Makes the runner of one run, given its private temp dir and its run id.
 RunnerFactory = Callable[[TurnDir, str], Runner]
 
 
-def runner_factory(kind: RunnerKind) -> RunnerFactory:
+def runner_factory(kind: RunnerKind, seats: Sequence[str] = TWO_SEATS) -> RunnerFactory:
+    """``seats``: the run's seat labels in order (the tmux runner tiles one pane per seat
+    for the blind round, and picks a split or a window of its own by their number)."""
     use_tmux = kind == "tmux" or (kind == "auto" and tmux_available())
 
     def factory(tdir: TurnDir, run_id: str) -> Runner:
         if use_tmux:
-            return TmuxRunner(tdir, run_id)
+            return TmuxRunner(tdir, run_id, seats=seats)
         return SubprocessRunner(tdir)
 
     return factory

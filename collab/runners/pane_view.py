@@ -21,17 +21,17 @@ never from this screen.
 
 from __future__ import annotations
 
-import json
+# Only built-in modules here: the first turn's script is started before anything else
+# is imported (a thread loads the rest meanwhile; see ``_preload``).
 import os
 import select
-import signal
 import sys
 import time
-from pathlib import Path
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from pathlib import Path
 
     from collab.agents.decoding import Decoder
     from collab.runners.pane_view_text import Piece, Wrapper
@@ -46,20 +46,40 @@ _DIM, _BOLD, _RESET, _CLEAR = "\033[2m", "\033[1m", "\033[0m", "\r\033[2K"
 
 
 def main(argv: list[str]) -> None:
-    if len(argv) != 3:
+    """``ROOT DIR FIFO BASH``: run as a file (``python -I -S pane_view.py``), so that no
+    package is imported before the first turn starts."""
+    if len(argv) != 4:
         return
-    d, fifo, bash = Path(argv[0]), argv[1], argv[2]
-    _quiet_terminal()
-    fd = os.open(d / fifo, os.O_RDONLY)
+    root, d, fifo, bash = argv
+    sys.path.insert(0, root)
+    sys.setswitchinterval(0.001)  # a turn asked for is started at once, whatever loads
+    fd = os.open(os.path.join(d, fifo), os.O_RDONLY)
+    import threading
+
+    threading.Thread(target=_preload, daemon=True).start()
     feed = _Steps(fd)
     out = sys.stdout
     while True:
         step = feed.next(None)
         if step is None:
             return
-        pid = _start(bash, d / f"{step}.sh")
-        if not show_turn(d, step, pid, out, feed):
+        pid = _start(bash, os.path.join(d, f"{step}.sh"))
+        _quiet_terminal()
+        from pathlib import Path
+
+        if not show_turn(Path(d), step, pid, out, feed):
             sys.exit(1)  # the script died without its exit status: the pane goes dead
+
+
+def _preload() -> None:
+    """What showing a turn needs, loaded while the pane waits for its first turn."""
+    import json  # noqa: F401
+    import pathlib  # noqa: F401
+
+    import collab.agents.catalogue
+    import collab.runners.pane_view_text
+    import collab.runners.turnfiles
+    import collab.text  # noqa: F401
 
 
 class _Steps:
@@ -101,23 +121,27 @@ class _Steps:
         return b"\n" in self.buf
 
 
-def _start(bash: str, script: Path) -> int:
+def _start(bash: str, script: str) -> int:
     """The turn script as our child, its stdio on /dev/null (nothing of it reaches the
-    screen); the default Ctrl-C disposition, as a shell would give it."""
+    screen). Our Ctrl-C handler is not inherited (exec resets it): bash gets the default,
+    as a shell would give it."""
     null = os.open(os.devnull, os.O_RDWR)
     try:
         actions = [(os.POSIX_SPAWN_DUP2, null, 0), (os.POSIX_SPAWN_DUP2, null, 1),
                    (os.POSIX_SPAWN_DUP2, null, 2)]  # fmt: skip
-        return os.posix_spawn(
-            bash, [bash, str(script)], dict(os.environ), file_actions=actions,
-            setsigdef=(signal.SIGINT,),
-        )  # fmt: skip
+        return os.posix_spawn(bash, [bash, script], dict(os.environ), file_actions=actions)
     finally:
         os.close(null)
 
 
 def _quiet_terminal() -> None:
-    """No echo of keys typed into the pane; Ctrl-C there does not end the view."""
+    """No echo of keys typed into the pane; Ctrl-C there does not end the view. Once."""
+    global _quiet
+    if _quiet:
+        return
+    _quiet = True
+    import signal
+
     try:
         import termios
 
@@ -127,6 +151,9 @@ def _quiet_terminal() -> None:
     except Exception:  # not a terminal (tests): nothing to quiet
         pass
     signal.signal(signal.SIGINT, lambda *_: None)
+
+
+_quiet = False
 
 
 def _columns(out: object) -> int:
@@ -140,6 +167,8 @@ def show_turn(d: Path, step: str, pid: int, out: object, feed: _Steps | None = N
     """Show turn ``step`` until its script (``pid``, our child) ends, then its summary.
     False when the script ended without writing its exit status."""
     # Imported once the turn's script is running: the first turn does not wait for them.
+    import json
+
     from collab.agents.catalogue import decoder_for
     from collab.runners.pane_view_text import ContractHider, Wrapper
     from collab.runners.turnfiles import OutputTail

@@ -41,11 +41,9 @@ if TYPE_CHECKING:
 PANE_TITLE = "collab"
 # The seats at the table when the run does not say (the two-seat debate).
 TWO_SEATS: tuple[str, ...] = ("A", "B")
-# The live view: a fixed program of ours, started with generated paths only.
-_VIEW_CODE = (
-    "import sys; sys.path.insert(0, sys.argv[1]); "
-    "from collab.runners.pane_view import main; main(sys.argv[2:])"
-)
+# The live view: a fixed program of ours, run as a file with generated paths only;
+# isolated (-I: no script dir on sys.path, no PYTHON* variables), no site (-S).
+_VIEW_FILE = Path(__file__).resolve().with_name("pane_view.py")
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 _FIFOS = itertools.count(1)
 
@@ -134,7 +132,7 @@ class TmuxRunner:
         os.mkfifo(path, 0o600)
         # Read-write: never blocks, and the view never sees the end while we hold it.
         fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
-        argv = [sys.executable, "-S", "-E", "-c", _VIEW_CODE, str(_PACKAGE_ROOT),
+        argv = [sys.executable, "-I", "-S", str(_VIEW_FILE), str(_PACKAGE_ROOT),
                 str(self.tdir.path), name, self.bash]  # fmt: skip
         return argv, fd
 
