@@ -106,13 +106,15 @@ class _Steps:
         line, self.buf = self.buf.split(b"\n", 1)
         return line.decode("ascii", "replace").strip() or self.next(timeout)
 
-    def pending(self) -> bool:
-        """Is the next turn already asked for (so nobody waits for this one's summary)?"""
+    def pending(self, wait: float = 0.0) -> bool:
+        """Is the next turn asked for (so nobody waits for this one's summary)? Waits up
+        to ``wait`` seconds for it, woken at once when it comes."""
         if b"\n" in self.buf:
             return True
         if self.closed:
+            time.sleep(wait)
             return False
-        ready, _, _ = select.select([self.fd], [], [], 0)
+        ready, _, _ = select.select([self.fd], [], [], wait)
         if ready:
             data = os.read(self.fd, 4096)
             if not data:
@@ -261,9 +263,10 @@ def _summary(d: Path, step: str, feed: _Steps | None) -> str | None:
     while time.monotonic() < end:
         if path.exists():
             return one_line(_read(path), 300)
-        if feed is not None and feed.pending():
+        if feed is None:
+            time.sleep(END_POLL)
+        elif feed.pending(END_POLL):
             return None
-        time.sleep(END_POLL)
     return None
 
 

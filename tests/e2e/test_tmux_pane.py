@@ -195,3 +195,54 @@ def test_the_window_hint_shows_the_turns(
     (active,) = tmux_lines(server, "display-message", "-p", "-t", "host", "#{window_name}")
     assert active.startswith("collab-")
     assert proc.wait() == 0, proc.err
+
+
+@pytest.mark.parametrize(
+    ("seats", "width", "height"),
+    [("AB", 120, 24), ("AB", 200, 50), ("ABC", 200, 24), ("ABCD", 300, 50), ("ABCDE", 300, 24)],
+)
+def test_blind_round_panes_are_tiled_by_the_rule(
+    server: Server, tmp_path: Path, seats: str, width: int, height: int
+) -> None:
+    """The runner's panes, measured in a real tmux window of a set size (list-panes), are
+    the cells the pure rule gives: split off the user's pane or in a window of their own,
+    one per seat in seat order; the user's pane is whole again when they are closed."""
+    from collab.runners.tmux import TmuxRunner
+    from collab.runners.turnfiles import TurnDir
+
+    host = server.new_session(session_name="host", x=width, y=height)
+    user = host.active_window.active_pane
+    assert user is not None and user.pane_id is not None
+    plan = plan_panes(width, height, len(seats), user_pane=True)
+    tdir = TurnDir()
+    main = TmuxRunner(tdir, "tiles", server=server, split_from=user.pane_id, seats=tuple(seats))
+    try:
+        others = [main.companion() for _ in seats[1:]]
+        fmt = "#{pane_id} #{window_id} #{pane_left} #{pane_top} #{pane_width} #{pane_height}"
+        geo = {}
+        for line in tmux_lines(server, "list-panes", "-a", "-F", fmt):
+            pane, window, *nums = line.split()
+            geo[pane] = (window, *(int(n) for n in nums))
+        mine = [main.pane_id, *(o.pane_id for o in others)]
+        x0, y0 = geo[main.pane_id][1], geo[main.pane_id][2]
+        got = [(x - x0, y - y0, w, h) for _, x, y, w, h in (geo[p] for p in mine)]
+        want = [(c.x, c.y, c.width, c.height) for c in plan.tiling.cells]
+        assert got == want
+        windows = {geo[p][0] for p in mine}
+        if plan.where == "split":
+            assert windows == {geo[user.pane_id][0]}
+            assert geo[user.pane_id][3] == plan.user_width >= 80
+            assert main.attach_hint() is None
+        else:
+            assert geo[user.pane_id][0] not in windows and len(windows) == 1
+            assert geo[user.pane_id][3] == width  # the user's pane is left as it was
+            assert "select-window" in (main.attach_hint() or "")
+        for o in others:
+            o.close()
+        size = "#{pane_width} #{pane_height}"
+        whole = tmux_lines(server, "display-message", "-p", "-t", main.pane_id, size)
+        assert whole == [f"{plan.area_width} {plan.area_height}"]
+    finally:
+        main.close()
+        tdir.cleanup()
+    assert tmux_lines(server, "list-panes", "-a", "-F", "#{pane_id}") == [user.pane_id]
