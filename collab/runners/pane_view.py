@@ -63,6 +63,8 @@ def main(argv: list[str]) -> None:
         step = feed.next(None)
         if step is None:
             return
+        if not step.replace("-", "").isalnum() or not step.isascii():
+            continue  # not a turn name of ours (those are generated: r1-A-1, judge-1)
         pid = _start(bash, os.path.join(d, f"{step}.sh"))
         _quiet_terminal()
         from pathlib import Path

@@ -167,7 +167,7 @@ class TmuxRunner:
             # Ours: a pane re-made after a loss, or a session left by a killed run of
             # this id (we hold the run's lock, so nobody drives it). Add a window.
             return self._tmux(
-                "new-window", "-d", "-t", self.session_name, "-n", self.window_name,
+                "new-window", "-d", "-t", f"={self.session_name}:", "-n", self.window_name,
                 "-P", "-F", "#{pane_id}", *view,
             )  # fmt: skip
         return self._tmux(

@@ -101,19 +101,19 @@ def tile(width: int, height: int, seats: int, columns: int) -> Tiling:
 
 def best_tiling(width: int, height: int, seats: int) -> Tiling:
     """The tiling with the most room per pane among those that fit; if none fits, the one
-    that comes closest (widest panes first, then tallest)."""
+    that comes closest to the minimums (each pane's shortfall in width and in height, as
+    fractions of the minimum, summed), then the most room."""
     options = [tile(width, height, seats, c) for c in range(1, seats + 1)]
     fitting = [t for t in options if t.fits()]
     if fitting:
         return max(fitting, key=lambda t: (_area(t), -t.rows))
-    return max(
-        options,
-        key=lambda t: (
-            min(min(c.width for c in t.cells), SEAT_MIN_COLS),
-            min(min(c.height for c in t.cells), SEAT_MIN_ROWS),
-            _area(t),
-        ),
-    )
+
+    def closeness(t: Tiling) -> float:
+        w = min(c.width for c in t.cells) / SEAT_MIN_COLS
+        h = min(c.height for c in t.cells) / SEAT_MIN_ROWS
+        return min(w, 1.0) + min(h, 1.0)
+
+    return max(options, key=lambda t: (closeness(t), _area(t)))
 
 
 def _area(t: Tiling) -> int:

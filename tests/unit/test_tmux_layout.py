@@ -19,7 +19,9 @@ from collab.runners.tmux_layout import (
 
 SHORT, TALL = 24, 50
 
-# (seats, columns, rows) → where, the user's columns, grid columns × rows
+# (seats, columns, rows) → where, the user's columns, grid columns × rows. A window of its
+# own that is itself too small (3–5 seats in 24 rows) gets the grid closest to the
+# minimums: 2×2 of 39–40 × 11–12 rather than 4 panes of 80 × 5.
 TABLE = [
     (2, 80, SHORT, "window", 0, "1x2"),
     (2, 80, TALL, "window", 0, "1x2"),
@@ -29,7 +31,7 @@ TABLE = [
     (2, 200, TALL, "split", 119, "1x2"),
     (2, 300, SHORT, "split", 179, "2x1"),
     (2, 300, TALL, "split", 179, "2x1"),
-    (3, 80, SHORT, "window", 0, "1x3"),
+    (3, 80, SHORT, "window", 0, "2x2"),
     (3, 80, TALL, "window", 0, "1x3"),
     (3, 120, SHORT, "window", 0, "2x2"),
     (3, 120, TALL, "window", 0, "1x3"),
@@ -37,7 +39,7 @@ TABLE = [
     (3, 200, TALL, "split", 119, "1x3"),
     (3, 300, SHORT, "split", 179, "2x2"),
     (3, 300, TALL, "split", 179, "1x3"),
-    (4, 80, SHORT, "window", 0, "1x4"),
+    (4, 80, SHORT, "window", 0, "2x2"),
     (4, 80, TALL, "window", 0, "1x4"),
     (4, 120, SHORT, "window", 0, "2x2"),
     (4, 120, TALL, "window", 0, "2x2"),
@@ -45,9 +47,9 @@ TABLE = [
     (4, 200, TALL, "split", 119, "1x4"),
     (4, 300, SHORT, "split", 179, "2x2"),
     (4, 300, TALL, "split", 179, "2x2"),
-    (5, 80, SHORT, "window", 0, "1x5"),
+    (5, 80, SHORT, "window", 0, "2x3"),
     (5, 80, TALL, "window", 0, "1x5"),
-    (5, 120, SHORT, "window", 0, "2x3"),
+    (5, 120, SHORT, "window", 0, "3x2"),
     (5, 120, TALL, "window", 0, "1x5"),
     (5, 200, SHORT, "window", 0, "3x2"),
     (5, 200, TALL, "split", 119, "1x5"),
