@@ -23,7 +23,7 @@ RECORDING = "recording its points…"
 
 _OPEN = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)$")
 _CLOSE = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,})[ \t]*$")
-_CONTRACT_KEY = re.compile(r'"(new_points|stances|abstain|points|favours)"')
+_CONTRACT_KEY = re.compile(r'"(new_points|stances|abstain)"')  # contract.TOP_KEYS
 # A line start that may still become a fence or a bare contract object: hold it back.
 _MAYBE = re.compile(r"^[ \t]*(`{1,}|~{1,}|\{)")
 _LINES = re.compile(r"(?<=\n)")

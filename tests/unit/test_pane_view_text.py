@@ -43,6 +43,7 @@ CASES = [
         ["SECRET"],
     ),
     ("inline-braces-stay", "Use {curly} braces\n{not json}\n", ["{curly}", "{not json}"], []),
+    ("prose-json-stays", '{"timeout": 30} is the default\n', ['{"timeout": 30} is the'], []),
 ]
 
 
