@@ -195,16 +195,24 @@ def cell_width(ch: str) -> int:
     return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
 
 
+# Japanese punctuation and small kana that never start a line (kinsoku shori).
+_NO_LINE_START = frozenset(
+    "、。，．・：；？！）」』】〕〉》｝］ー…‥ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ々"
+)
+
+
 class Wrapper:
     """Word-wraps streamed text to ``width`` display cells. A word is held back until the
     space or newline after it arrives (or :meth:`flush`), so it is never split between
-    lines unless it alone is longer than a line."""
+    lines unless it alone is longer than a line; a wide character is held until the next
+    one, so that closing punctuation goes with it rather than start a line."""
 
     def __init__(self, width: int) -> None:
         self.width = max(8, width)
         self.col = 0
         self._word = ""
         self._word_w = 0
+        self._wide = False  # the word held back is a wide character (and its punctuation)
         self._spaces = 0
 
     def feed(self, text: str) -> str:
@@ -219,11 +227,15 @@ class Wrapper:
                 self._spaces += 4 - (self.col + self._spaces) % 4 if ch == "\t" else 1
             else:
                 w = cell_width(ch)
-                if w == 2:  # a wide character breaks like a word of its own
+                if ch in _NO_LINE_START:  # stays with what is before it (kinsoku)
+                    self._word += ch
+                    self._word_w += w
+                elif w == 2:  # a wide character breaks like a word of its own
                     self._put_word(out)
-                    self._word, self._word_w = ch, 2
-                    self._put_word(out)
+                    self._word, self._word_w, self._wide = ch, 2, True
                 else:
+                    if self._wide:
+                        self._put_word(out)
                     self._word += ch
                     self._word_w += w
         return "".join(out)
@@ -237,7 +249,7 @@ class Wrapper:
         if not self._word:
             return
         word, ww = self._word, self._word_w
-        self._word, self._word_w = "", 0
+        self._word, self._word_w, self._wide = "", 0, False
         if self.col > 0 and self.col + self._spaces + ww > self.width:
             out.append("\n")
             self.col = 0

@@ -131,6 +131,15 @@ def test_wrap_japanese_by_display_width(width: int) -> None:
     assert out.replace("\n", "") == JAPANESE
 
 
+@pytest.mark.parametrize("width", range(20, 82))
+def test_wrap_japanese_punctuation_never_starts_a_line(width: int) -> None:
+    w = Wrapper(width)
+    out = "".join(w.feed(ch) for ch in JAPANESE) + w.flush()
+    assert all(line[:1] not in "、。" for line in out.split("\n")), out
+    assert all(cells(line) <= width for line in out.split("\n"))
+    assert out.replace("\n", "") == JAPANESE
+
+
 def test_wrap_long_word_is_cut_only_when_longer_than_a_line() -> None:
     w = Wrapper(10)
     out = w.feed("ab https://example.com/very/long/path cd ") + w.flush()
