@@ -14,6 +14,7 @@ that make them from one pane. No I/O.
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 from typing import Literal
 
@@ -139,7 +140,5 @@ def plan_panes(width: int, height: int, seats: int, *, user_pane: bool) -> PaneP
 
 def window_hint(session: str, window: str, socket: str | None) -> str:
     """The one command that shows the run's own window (``-L`` for a named server)."""
-    import shlex
-
     prefix = f"tmux -L {shlex.quote(socket)}" if socket else "tmux"
     return f"{prefix} select-window -t {shlex.quote(f'={session}:={window}')}"
