@@ -8,6 +8,11 @@ object whose first line names a contract key. From its first line on the pane sh
 line, ``recording its points…``, once; text after the block's closing fence is shown
 again (a sign-off). Any other fenced block (code in the prose) is shown as it is.
 
+Not :func:`collab.live_text.shown`, the main view's rule: that one recomputes the whole
+text for a panel that is redrawn, so a tentative state (a delta that ends at a ``{``)
+may show the block's line and take it back; a pane can only be appended to, so here
+nothing is printed that may be taken back (a line that may open the block waits).
+
 Wrapping counts display cells (East Asian wide and full-width characters take two, marks
 and format characters none); Latin text breaks only at spaces, except a word longer than
 a line; a wide character may start a new line anywhere.
