@@ -588,7 +588,7 @@ def drive(
         run_dir,
         agents=ready.agents,
         binaries=ready.binaries,
-        runner_factory=runner_factory(state.config.runner),
+        runner_factory=runner_factory(state.config.runner, state.config.seats),
         resumed=resumed,
         event_sinks=event_sinks,
     )

@@ -102,7 +102,7 @@ def ask_seats(
         run_dir,
         agents=ready.agents,
         binaries=ready.binaries,
-        runner_factory=runner_factory(state.config.runner),
+        runner_factory=runner_factory(state.config.runner, state.config.seats),
         event_sinks=event_sinks,
     )
     return orch.ask(text, seats)  # refused (exit 2) while the run is being driven

@@ -81,7 +81,7 @@ def fragments(text: str) -> list[str]:
     ]
 
 
-@pytest.mark.parametrize(("width", "height"), [(80, 24), (200, 50)])
+@pytest.mark.parametrize(("width", "height", "seats"), [(80, 24, 2), (200, 50, 2), (200, 50, 3)])
 def test_the_pane_shows_only_our_view(
     server: Server,
     fake_agent: FakeAgent,
@@ -90,6 +90,7 @@ def test_the_pane_shows_only_our_view(
     spawned: list[Spawned],
     width: int,
     height: int,
+    seats: int,
 ) -> None:
     host = server.new_session(session_name="host", x=width, y=height)
     host_pane = host.active_window.active_pane
@@ -101,6 +102,8 @@ def test_the_pane_shows_only_our_view(
     )
     args = ["debate", "Sessions or JWTs?", "--agent", AGENT, "--rounds", "1",
             "--opening", "blind", "--timeout", "60", "--judge-timeout", "60"]  # fmt: skip
+    if seats > 2:  # a panel: one --role per seat
+        args += [a for n in range(seats) for a in ("--role", f"Seat{n}: argues case {n}")]
     proc = spawn_collab(
         args,
         tmp_path,
@@ -136,12 +139,13 @@ def test_the_pane_shows_only_our_view(
     # Titled by seat and agent while the seats speak; never the old fixed title.
     titles = {f.title for f in frames}
     assert any(re.fullmatch(rf"A · .+ · {AGENT}", t) for t in titles), titles
-    assert any(re.fullmatch(rf"B · .+ · {AGENT}", t) for t in titles), titles
+    for label in "ABCDE"[:seats]:
+        assert any(re.fullmatch(rf"{label} · .+ · {AGENT}", t) for t in titles), titles
     assert f"Judge · {AGENT}" in titles
     assert "Claude-Debate" not in titles
 
     # Where the blind round's panes went: the split rule.
-    plan = plan_panes(width, height, 2, user_pane=True)
+    plan = plan_panes(width, height, seats, user_pane=True)
     seat_geos = {(f.window, f.width, f.height) for f in frames}
     cells = {(c.width, c.height) for c in plan.tiling.cells}
     assert cells <= {(w, h) for _, w, h in seat_geos}, (cells, seat_geos)
