@@ -1,6 +1,8 @@
-"""Presets: named pairs of debating roles, kept as data (one TOML file per preset).
+"""Presets: named sets of 2–5 debating seats, kept as data (one TOML file per preset).
 
-Built-in presets ship in ``presets/``; a file in ``$COLLAB_HOME/presets`` with the
+A preset names its seats either as ``[role_a]``/``[role_b]`` (a pair, the first form) or
+as ``[[seats]]`` (2–5 entries, in seat order A–E); one file uses one form. Built-in
+presets ship in ``presets/``; a file in ``$COLLAB_HOME/presets`` with the
 same stem replaces a built-in one, any other stem adds a preset. Loading is strict
 (unknown keys are errors) because a typo such as ``descripton`` would otherwise
 silently give a role no stance.
@@ -20,10 +22,14 @@ from collab.suggest import did_you_mean
 
 DEFAULT_PRESET = "advocate-vs-devils-advocate"
 
+MIN_SEATS = 2
+MAX_SEATS = 5
+SEAT_LABELS = "ABCDE"  # the seat labels of collab.seats, A–E, as a preset numbers them
+
 MAX_ROLE_NAME_CHARS = 80
 MAX_ROLE_DESCRIPTION_CHARS = 4000
 
-_TOP_KEYS = frozenset({"title", "summary", "role_a", "role_b"})
+_TOP_KEYS = frozenset({"title", "summary", "role_a", "role_b", "seats"})
 _ROLE_KEYS = frozenset({"name", "description", "name_ja", "description_ja"})
 # A Japanese user types the full-width colon as naturally as ':'.
 _COLONS = (":", "：")
@@ -37,14 +43,32 @@ class RoleText:
 
 @dataclass(frozen=True)
 class Preset:
+    """``seats``: 2–5 roles in seat order (A first); ``seats_ja`` the same seats in
+    Japanese (English where a file gives no translation)."""
+
     key: str
     title: str
     summary: str
-    role_a: RoleText
-    role_b: RoleText
-    role_a_ja: RoleText
-    role_b_ja: RoleText
+    seats: tuple[RoleText, ...]
+    seats_ja: tuple[RoleText, ...]
     source: str  # "builtin" or the user file's path
+
+    # The first two seats, for callers that still speak of a pair.
+    @property
+    def role_a(self) -> RoleText:
+        return self.seats[0]
+
+    @property
+    def role_b(self) -> RoleText:
+        return self.seats[1]
+
+    @property
+    def role_a_ja(self) -> RoleText:
+        return self.seats_ja[0]
+
+    @property
+    def role_b_ja(self) -> RoleText:
+        return self.seats_ja[1]
 
 
 def load_presets() -> dict[str, Preset]:
@@ -68,10 +92,26 @@ def get_preset(key: str) -> Preset:
         raise UsageError(f"unknown preset '{key}'; {hint}") from None
 
 
+def seats_for(preset: Preset, lang: Lang) -> tuple[RoleText, ...]:
+    """Every seat of ``preset`` in ``lang``, in seat order (2–5 of them)."""
+    return preset.seats_ja if lang == "ja" else preset.seats
+
+
+def seat_labels(preset: Preset) -> tuple[str, ...]:
+    """The labels of the preset's seats in order: A, B, … (at most E)."""
+    return tuple(SEAT_LABELS[: len(preset.seats)])
+
+
 def roles_for(preset: Preset, lang: Lang) -> tuple[RoleText, RoleText]:
-    if lang == "ja":
-        return preset.role_a_ja, preset.role_b_ja
-    return preset.role_a, preset.role_b
+    """The pair of a two-seat preset; a panel preset (3–5 seats) is a usage error here,
+    never silently cut to its first two seats (``seats_for`` gives every seat)."""
+    seats = seats_for(preset, lang)
+    if len(seats) != 2:
+        raise UsageError(
+            f"preset '{preset.key}' has {len(seats)} seats; this debate takes two"
+            " (pick a two-seat preset, see collab presets)"
+        )
+    return seats[0], seats[1]
 
 
 def parse_custom_role(text: str, side: Side, option: str = "") -> RoleText:
@@ -129,28 +169,46 @@ def _load_file(path: Path, source: str) -> Preset:
 
 def _build(key: str, data: dict[str, object], source: str) -> Preset:
     _no_unknown_keys(data, _TOP_KEYS, "")
-    a, a_ja = _roles(data, "role_a")
-    b, b_ja = _roles(data, "role_b")
+    pairs = _seat_list(data) if "seats" in data else [_roles(data, t) for t in ("role_a", "role_b")]
     return Preset(
         key=key,
         title=_text(data, "title", ""),
         summary=_text(data, "summary", ""),
-        role_a=a,
-        role_b=b,
-        role_a_ja=a_ja,
-        role_b_ja=b_ja,
+        seats=tuple(en for en, _ in pairs),
+        seats_ja=tuple(ja for _, ja in pairs),
         source=source,
     )
 
 
+def _seat_list(data: dict[str, object]) -> list[tuple[RoleText, RoleText]]:
+    """``[[seats]]``: 2–5 tables, never beside ``[role_a]``/``[role_b]``."""
+    both = [t for t in ("role_a", "role_b") if t in data]
+    if both:
+        raise ValueError(f"use either [[seats]] or [role_a]/[role_b], not both (found [{both[0]}])")
+    raw = data["seats"]
+    if not isinstance(raw, list) or not all(isinstance(t, dict) for t in raw):
+        raise ValueError("'seats' must be an array of tables like [[seats]]")
+    if not MIN_SEATS <= len(raw) <= MAX_SEATS:
+        raise ValueError(f"has {len(raw)} [[seats]]; a preset has {MIN_SEATS} to {MAX_SEATS} seats")
+    pairs = [_role(t, f"seats[{i}].") for i, t in enumerate(raw)]
+    names = [en.name.casefold() for en, _ in pairs]
+    for i, name in enumerate(names):
+        if name in names[:i]:
+            raise ValueError(f"seats[{i}].name '{pairs[i][0].name}' repeats an earlier seat")
+    return pairs
+
+
 def _roles(data: dict[str, object], table: str) -> tuple[RoleText, RoleText]:
-    """The English role and its Japanese form; a missing translation falls back to English."""
     raw = data.get(table)
     if raw is None:
-        raise ValueError(f"missing table [{table}]")
+        raise ValueError(f"missing table [{table}] (or give 2-5 [[seats]])")
     if not isinstance(raw, dict):
         raise ValueError(f"'{table}' must be a table like [{table}]")
-    where = f"{table}."
+    return _role(raw, f"{table}.")
+
+
+def _role(raw: dict[str, object], where: str) -> tuple[RoleText, RoleText]:
+    """The English role and its Japanese form; a missing translation falls back to English."""
     _no_unknown_keys(raw, _ROLE_KEYS, where)
     en = RoleText(_text(raw, "name", where), _text(raw, "description", where))
     ja = RoleText(

@@ -51,7 +51,8 @@ def processes_of(home: Path) -> set[int]:
     return found
 
 
-# The ten presets collab ships (DESIGN §3): what the tests expect, written down once.
+# The presets collab ships (DESIGN §3: ten pairs; issue 20: three panels): what the tests
+# expect, written down once.
 PRESET_KEYS = (
     "advocate-vs-devils-advocate",
     "security-vs-performance",
@@ -63,7 +64,12 @@ PRESET_KEYS = (
     "simplicity-vs-scalability",
     "cost-vs-reliability",
     "product-vs-tech-debt",
+    "architecture-review",
+    "build-vs-buy",
+    "launch-readiness",
 )
+# The panels among them: 3–5 seats (``[[seats]]``); every other one is a pair.
+PANEL_PRESET_KEYS = ("architecture-review", "build-vs-buy", "launch-readiness")
 
 
 class CmdlinePoller:

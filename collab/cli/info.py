@@ -64,12 +64,12 @@ def presets_show(
     name: Annotated[str, typer.Argument(metavar="NAME", help="Preset name.")],
     as_json: o.Json = False,
 ) -> None:
-    """Show both roles of a preset."""
+    """Show every role of a preset."""
     from rich.console import Console
     from rich.panel import Panel
     from rich.text import Text
 
-    from collab.presets import get_preset
+    from collab.presets import get_preset, seat_labels
     from collab.report import preset_document
 
     p = get_preset(name)
@@ -79,7 +79,8 @@ def presets_show(
     con = Console()
     con.print(Text.assemble((p.key, "bold"), f" — {p.title}"))
     con.print(p.summary, markup=False, highlight=False)
-    for icon, side, role in (("🔵", "A", p.role_a), ("🔴", "B", p.role_b)):
+    icons = ("🔵", "🔴", "🟢", "🟡", "🟣")
+    for icon, side, role in zip(icons, seat_labels(p), p.seats, strict=False):
         title = Text(f"{icon} Role {side}: {role.name}")
         con.print(Panel(Text(role.description), title=title, title_align="left"))
 

@@ -21,7 +21,7 @@ from rich.text import Text
 from collab.doctor import Check
 from collab.evidence import EvidenceCheck, marks
 from collab.ledger import Issue, Ledger
-from collab.presets import Preset
+from collab.presets import Preset, seat_labels
 from collab.report import fmt_cost
 from collab.seats import SIDES, Side
 from collab.text import one_line
@@ -182,24 +182,24 @@ def damaged_lines(rows: Sequence[Mapping[str, object]]) -> list[Text]:
 
 _PRESET_COLUMNS = (
     Col("preset", "preset"),
-    Col("a", "Role A"),
-    Col("b", "Role B"),
-    Col("roles", "roles"),  # both names, one a line
+    Col("seats", "seats"),  # how many
+    Col("roles", "roles"),  # every seat's name, one a line
     Col("summary", "when to use", free=True, wrap=True),
 )
 _PRESET_LAYOUTS = (
-    ("preset", "a", "b", "summary"),
-    ("preset", "roles", "summary"),
-    ("preset", "summary"),  # the key names the roles
+    ("preset", "seats", "roles", "summary"),
+    ("preset", "seats", "summary"),  # the key names the roles
+    ("preset", "summary"),
 )
 
 
 def presets_table(presets: Sequence[Preset]) -> FittedTable:
     cells: list[dict[str, TableCell]] = []
     for p in presets:
-        a, b = one_line(p.role_a.name), one_line(p.role_b.name)
+        names = [one_line(r.name) for r in p.seats]
+        roles = "\n".join(f"{label}: {n}" for label, n in zip(seat_labels(p), names, strict=True))
         cells.append({
-            "preset": p.key, "a": Text(a), "b": Text(b), "roles": Text(f"A: {a}\nB: {b}"),
+            "preset": p.key, "seats": str(len(p.seats)), "roles": Text(roles),
             "summary": Text(one_line(p.summary)),
         })  # fmt: skip
     title = "presets (collab presets show NAME)"

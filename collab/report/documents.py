@@ -15,7 +15,7 @@ from collab.fields import DamagedField
 from collab.ledger import counts, ledger_to_dict, open_blocking
 from collab.outcome import outcome_of, shown_stop_reason
 from collab.panel import issue_tally, one_family_note, seat_infos
-from collab.presets import Preset
+from collab.presets import Preset, seat_labels
 from collab.state import RunState
 from collab.stats import run_stats
 from collab.store import RunDir, StoredRun
@@ -212,7 +212,8 @@ def presets_document(presets: Iterable[Preset]) -> dict[str, object]:
         "schema": "collab.presets/1",
         "presets": [
             {"key": p.key, "title": p.title, "summary": p.summary,
-             "role_a": p.role_a.name, "role_b": p.role_b.name, "source": p.source}
+             "role_a": p.role_a.name, "role_b": p.role_b.name, "source": p.source,
+             "seats": [r.name for r in p.seats]}
             for p in presets
         ],
     }  # fmt: skip
@@ -224,6 +225,8 @@ def preset_document(p: Preset) -> dict[str, object]:
         "role_a": {"name": p.role_a.name, "description": p.role_a.description},
         "role_b": {"name": p.role_b.name, "description": p.role_b.description},
         "source": p.source,
+        "seats": [{"label": label, "name": r.name, "description": r.description}
+                  for label, r in zip(seat_labels(p), p.seats, strict=True)],
     }  # fmt: skip
 
 

@@ -20,7 +20,7 @@ from collab.cli import main
 from collab.presets import DEFAULT_PRESET, get_preset, load_presets
 from tests.conftest import FakeAgent, contract_block
 from tests.e2e.test_inputs import ALL_TOOLS, LOGIN_VARS, bin_dir
-from tests.helpers import JUDGE_REST, wait_until
+from tests.helpers import JUDGE_REST, PRESET_KEYS, wait_until
 
 ROLE_A = "(Role A) in a structured debate"
 ROLE_B = "(Role B) in a structured debate"
@@ -178,14 +178,19 @@ def test_command_help(cli: Callable[..., Outcome], argv: list[str]) -> None:
 # -- presets ----------------------------------------------------------------------------------
 
 
-def test_presets_lists_ten(cli: Callable[..., Outcome]) -> None:
+def test_presets_lists_every_builtin(cli: Callable[..., Outcome]) -> None:
     presets = load_presets()
-    assert len(presets) == 10
+    assert len(presets) == len(PRESET_KEYS)
     res = cli("presets")
     assert res.code == 0
+    flat = " ".join(res.out.replace("│", " ").split())
     for key, p in presets.items():
         assert key in res.out
         assert p.role_a.name in res.out and p.role_b.name in res.out
+        # Every seat, labelled, and the seat count beside the key.
+        for label, role in zip("ABCDE", p.seats, strict=False):
+            assert f"{label}: {role.name}" in flat
+        assert f"{key} {len(p.seats)} A:" in flat
 
 
 def test_presets_json(cli: Callable[..., Outcome]) -> None:
@@ -193,11 +198,13 @@ def test_presets_json(cli: Callable[..., Outcome]) -> None:
     assert res.code == 0
     doc = res.json()
     assert doc["schema"] == "collab.presets/1"
-    assert len(doc["presets"]) == 10
+    assert len(doc["presets"]) == len(PRESET_KEYS)
     assert doc["presets"][0]["key"] == DEFAULT_PRESET
     for p in doc["presets"]:
-        assert set(p) == {"key", "title", "summary", "role_a", "role_b", "source"}
+        assert set(p) == {"key", "title", "summary", "role_a", "role_b", "source", "seats"}
         assert p["source"] == "builtin"
+        assert p["seats"] == [r.name for r in get_preset(p["key"]).seats]
+        assert p["seats"][:2] == [p["role_a"], p["role_b"]]
     assert {p["key"] for p in doc["presets"]} == set(load_presets())
 
 
@@ -217,10 +224,24 @@ def test_presets_show_json(cli: Callable[..., Outcome]) -> None:
     assert res.code == 0
     doc = res.json()
     assert doc["schema"] == "collab.preset/1"
-    assert set(doc) == {"schema", "key", "title", "summary", "role_a", "role_b", "source"}
+    assert set(doc) == {"schema", "key", "title", "summary", "role_a", "role_b", "source", "seats"}
     assert doc["role_a"]["name"] == "Security Engineer"
     assert doc["role_b"]["name"] == "Performance Engineer"
     assert doc["role_b"]["description"] == get_preset("security-vs-performance").role_b.description
+
+
+def test_presets_show_panel_gives_every_seat(cli: Callable[..., Outcome]) -> None:
+    p = get_preset("launch-readiness")
+    res = cli("presets", "show", "launch-readiness")
+    assert res.code == 0
+    flat = " ".join(res.out.replace("│", " ").split())
+    for label, role in zip("ABCD", p.seats, strict=True):
+        assert f"Role {label}: {role.name}" in flat
+        assert " ".join(role.description.split()[:8]) in flat
+    doc = cli("presets", "show", "launch-readiness", "--json").json()
+    assert [(s["label"], s["name"], s["description"]) for s in doc["seats"]] == [
+        (label, r.name, r.description) for label, r in zip("ABCD", p.seats, strict=True)
+    ]
 
 
 def test_presets_show_unknown(cli: Callable[..., Outcome]) -> None:

@@ -58,6 +58,7 @@ class Case(NamedTuple):
 CASES = [
     Case("presets", ["presets"], "collab.presets/1", 0),
     Case("preset", ["presets", "show", "cost-vs-reliability"], "collab.preset/1", 0),
+    Case("preset-panel", ["presets", "show", "architecture-review"], "collab.preset/1", 0),
     Case("list-empty", ["list"], "collab.list/1", 0),
     Case("error-usage", ["debate", "  "], "collab.error/1", 2),
     Case("error-unknown-preset", ["debate", "x", "--preset", "nope"], "collab.error/1", 2),
@@ -185,6 +186,8 @@ DOC_CASES = [
     DocCase("presets", lambda: presets_document(load_presets().values()), {}),
     DocCase("preset", lambda: preset_document(get_preset("cost-vs-reliability")),
             {"key": "cost-vs-reliability"}),
+    DocCase("preset-panel", lambda: preset_document(get_preset("launch-readiness")),
+            {"key": "launch-readiness"}),
     DocCase("doctor-warn-is-ok", lambda: doctor_document([OK, WARN]), {"ok": True}),
     DocCase("doctor-fail", lambda: doctor_document([OK, FAIL]), {"ok": False}),
     DocCase("skill", lambda: skill_document("installed", Path("/x/SKILL.md")),

@@ -1,4 +1,5 @@
-"""Presets: the built-in set, user overrides, strict loading, custom role parsing."""
+"""Presets: the built-in set (pairs and panels), user overrides, strict loading of both
+forms (``[role_a]``/``[role_b]`` and ``[[seats]]``), custom role parsing."""
 
 from __future__ import annotations
 
@@ -11,16 +12,21 @@ import pytest
 from collab.errors import UsageError
 from collab.presets import (
     DEFAULT_PRESET,
+    MAX_SEATS,
+    MIN_SEATS,
     RoleText,
     get_preset,
     load_presets,
     parse_custom_role,
     roles_for,
+    seat_labels,
+    seats_for,
 )
 from collab.seats import Side
-from tests.helpers import PRESET_KEYS
+from tests.helpers import PANEL_PRESET_KEYS, PRESET_KEYS
 
 BUILTIN = PRESET_KEYS
+PAIRS = tuple(k for k in BUILTIN if k not in PANEL_PRESET_KEYS)
 JAPANESE = re.compile("[\u3040-\u30ff\u4e00-\u9fff]")
 
 GOOD_PRESET = """\
@@ -53,14 +59,14 @@ def _write_user_preset(home: Path, key: str, text: str) -> Path:
 # -- the built-in set --------------------------------------------------------
 
 
-def test_builtin_set_is_exactly_the_ten_presets_default_first() -> None:
+def test_builtin_set_is_exactly_the_shipped_presets_default_first() -> None:
     presets = load_presets()
     assert next(iter(presets)) == DEFAULT_PRESET
     assert sorted(presets) == sorted(BUILTIN)
     assert list(presets)[1:] == sorted(k for k in BUILTIN if k != DEFAULT_PRESET)
 
 
-@pytest.mark.parametrize("key", BUILTIN)
+@pytest.mark.parametrize("key", PAIRS)
 def test_builtin_preset_has_both_roles_in_both_languages(key: str) -> None:
     preset = get_preset(key)
     assert preset.key == key
@@ -80,6 +86,51 @@ def test_builtin_preset_has_both_roles_in_both_languages(key: str) -> None:
     # Role B must always offer an alternative (DESIGN §3).
     assert "alternative" in b.description
     assert "代替" in b_ja.description
+
+
+def _sentences(text: str) -> int:
+    return len(re.findall(r"[.!?](?:\s|$)", text))
+
+
+@pytest.mark.parametrize("key", BUILTIN)
+def test_every_builtin_preset_has_2_to_5_seats_each_with_ja_and_an_obligation(key: str) -> None:
+    preset = get_preset(key)
+    en, ja = seats_for(preset, "en"), seats_for(preset, "ja")
+    assert MIN_SEATS <= len(en) <= MAX_SEATS
+    assert len(ja) == len(en) == len(preset.seats) == len(seat_labels(preset))
+    assert len({r.name for r in en}) == len(en)  # every seat distinct
+    for role, role_ja in zip(en, ja, strict=True):
+        # A real translation, not the English fallback.
+        assert JAPANESE.search(role_ja.name) and JAPANESE.search(role_ja.description)
+        assert not JAPANESE.search(role.name + role.description)
+        # Each seat binds itself to something it must always do (DESIGN §3).
+        assert "You must always" in role.description
+        assert "必ず" in role_ja.description
+        # Specific, not a slogan: 3-5 sentences each, in both languages.
+        assert 3 <= _sentences(role.description) <= 5
+        assert 3 <= role_ja.description.count("。") <= 5
+    # The pair view stays the first two seats.
+    assert (preset.role_a, preset.role_b) == en[:2]
+    assert (preset.role_a_ja, preset.role_b_ja) == ja[:2]
+
+
+@pytest.mark.parametrize("key", PANEL_PRESET_KEYS)
+def test_panel_preset_has_3_or_4_seats_and_is_not_cut_to_a_pair(key: str) -> None:
+    preset = get_preset(key)
+    assert 3 <= len(preset.seats) <= 4
+    assert seat_labels(preset) == tuple("ABCD"[: len(preset.seats)])
+    # Never silently two of its seats: the two-seat API refuses it in one line.
+    with pytest.raises(UsageError) as err:
+        roles_for(preset, "en")
+    assert f"preset '{key}' has {len(preset.seats)} seats" in str(err.value)
+    assert "\n" not in str(err.value)
+
+
+def test_pair_preset_seats_are_its_two_roles() -> None:
+    preset = get_preset("security-vs-delivery")
+    assert seats_for(preset, "en") == roles_for(preset, "en")
+    assert seats_for(preset, "ja") == roles_for(preset, "ja")
+    assert seat_labels(preset) == ("A", "B")
 
 
 # -- lookup, overrides, malformed files --------------------------------------
@@ -109,6 +160,29 @@ def test_user_preset_overrides_builtin_and_adds_new(home: Path) -> None:
     assert len(presets) == len(BUILTIN) + 1
 
 
+def _seats_toml(n: int, ja: bool = False) -> str:
+    head = 'title = "Panel"\nsummary = "a user panel"\n'
+    seat = '[[seats]]\nname = "Seat {i}"\ndescription = "Values {i}."\n'
+    seat_ja = 'name_ja = "席{i}"\ndescription_ja = "{i}を重んじる。"\n'
+    return head + "".join(seat.format(i=i) + (seat_ja.format(i=i) if ja else "") for i in range(n))
+
+
+@pytest.mark.parametrize("n", [2, 3, 5])
+def test_user_preset_with_seats_loads_in_order(n: int, home: Path) -> None:
+    path = _write_user_preset(home, "my-panel", _seats_toml(n, ja=True))
+    p = get_preset("my-panel")
+    assert p.source == str(path)
+    assert [r.name for r in seats_for(p, "en")] == [f"Seat {i}" for i in range(n)]
+    assert [r.description for r in seats_for(p, "ja")] == [f"{i}を重んじる。" for i in range(n)]
+    assert seat_labels(p) == tuple("ABCDE"[:n])
+
+
+def test_user_seats_without_japanese_fall_back_to_english(home: Path) -> None:
+    _write_user_preset(home, "my-panel", _seats_toml(3))
+    p = get_preset("my-panel")
+    assert seats_for(p, "ja") == seats_for(p, "en") == p.seats
+
+
 class BadFile(NamedTuple):
     test_id: str
     text: str
@@ -128,6 +202,40 @@ BAD_FILES = [
         "unknown key 'role_a.descripton'",
     ),
     BadFile("role-not-table", GOOD_PRESET.split("[role_a]")[0] + 'role_a = "x"\n', "role_a"),
+    BadFile("one-seat", _seats_toml(1), "has 1 [[seats]]; a preset has 2 to 5 seats"),
+    BadFile("six-seats", _seats_toml(6), "has 6 [[seats]]; a preset has 2 to 5 seats"),
+    BadFile("no-seats", _seats_toml(0) + "seats = []\n", "has 0 [[seats]]"),
+    BadFile(
+        "both-forms",
+        _seats_toml(2) + "[role_a]" + GOOD_PRESET.split("[role_a]")[1],
+        "use either [[seats]] or [role_a]/[role_b], not both",
+    ),
+    BadFile(
+        "seats-and-role-b",
+        _seats_toml(2) + "[role_b]\n" + GOOD_PRESET.split("[role_b]\n")[1],
+        "not both",
+    ),
+    BadFile("seats-not-tables", 'title = "t"\nsummary = "s"\nseats = ["A", "B"]\n', "[[seats]]"),
+    BadFile(
+        "seat-empty-name",
+        _seats_toml(3).replace('name = "Seat 1"', 'name = "  "'),
+        "'seats[1].name' is empty",
+    ),
+    BadFile(
+        "seat-unknown-key",
+        _seats_toml(3).replace('name = "Seat 2"', 'name = "Seat 2"\nstance = "x"'),
+        "unknown key 'seats[2].stance'",
+    ),
+    BadFile(
+        "seat-missing-description",
+        _seats_toml(2).replace('description = "Values 0."\n', ""),
+        "missing key 'seats[0].description'",
+    ),
+    BadFile(
+        "seat-name-repeated",
+        _seats_toml(3).replace('"Seat 2"', '"seat 0"'),
+        "seats[2].name 'seat 0' repeats an earlier seat",
+    ),
 ]
 
 
@@ -138,6 +246,7 @@ def test_malformed_user_preset_is_a_usage_error_naming_the_file(case: BadFile, h
         load_presets()
     assert str(path) in str(err.value)
     assert case.message in str(err.value)
+    assert "\n" not in str(err.value)
 
 
 # -- custom roles --------------------------------------------------------------
