@@ -25,6 +25,8 @@ Benches (see each module's docstring for exactly what is measured):
   quality   decision quality over bench/cases: single call vs debates (own options:
             python -m bench --only quality --help; see bench.quality)
   depth     calls and tokens per --depth on the easy, lingering and contested scripts
+  panels    3 seats: round-1 wall of the blind round against one seat alone (agent
+            sleeps 2 s), prompt growth over 7 rounds, each seat's prompt at rounds 2, 5
 
 Every run uses a temporary COLLAB_HOME and a private tmux server that is killed at the
 end. Comparisons are measured side by side (interleaved) in one run; each figure is a
@@ -56,6 +58,7 @@ from bench import (
     depth,
     detect,
     overhead,
+    panels,
     prompts,
     quality,
     salvage,
@@ -79,6 +82,7 @@ BENCHES: dict[str, Callable[[Ctx], BenchResult]] = {
     "blind": blind.run,
     "salvage": salvage.run,
     "depth": depth.run,
+    "panels": panels.run,
 }
 
 
