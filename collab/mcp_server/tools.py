@@ -240,8 +240,8 @@ TOOLS: tuple[types.Tool, ...] = (
     types.Tool(
         name="presets_list",
         title="List presets",
-        description="The pairs of opposed roles a debate can use (preset), with what each "
-        "pair is for.",
+        description="The sets of opposed roles a debate can use (preset): a pair, or a "
+        "panel of 3-5 seats (seats lists them in order), with what each is for.",
         input_schema=_input({}),
         output_schema=_output("collab.presets/1"),
         annotations=_hints(read_only=True, idempotent=True, title="List presets"),
