@@ -11,19 +11,18 @@ preset; the bench then reports every row as skipped and says why.
   the third ``turn_finished`` of round 1. Against it, one seat alone: a two-seat debate
   with ``--opening sequential``, ``round_started(1)`` → its first ``turn_finished`` (one
   agent running, nothing beside it); each run is stopped at round 1's ``ledger`` event.
-  Interleaved, medians; the 1-minute load average is
-  recorded before each sample. Ideal 1.0× (three agents of 2 s at once take 2 s); goal
-  ≤ 1.15×. Subprocess and tmux runners.
+  Interleaved, medians; the 1-minute load average is recorded before each sample.
+  Ideal 1.0× (three agents of 2 s at once take 2 s); goal ≤ 1.15×. Subprocess and tmux
+  runners.
 - **prompt growth**: a seven-round three-seat debate on the in-process runner
   (``collab.runners.inprocess``), ``--depth deep``. Each turn writes ~900 characters of
   prose, two new points in rounds 1–3 and one after (evidence 150–400 characters) and
   stances on the other seats' points: the two newest open ones (contest, agree about a
   third of the time), up to two older ones nobody answered last round (contest, with new
-  evidence, so no issue goes in circles), and half the time a drop of each of one's own
-  points untouched for two rounds — the ledger of ``bench.prompts``, with three seats.
-  Prompt size = the characters of each seat's
-  prompt (the job's text). Reported: round 7 / round 2 (mean of the seats; goal ≤ 1.6×)
-  and the same figure with two seats for comparison.
+  evidence), and a drop of each of one's own points untouched for two rounds (so no
+  issue goes in circles) — the ledger of ``bench.prompts``, with three seats. Prompt
+  size = the characters of each seat's prompt (the job's text). Reported: round 7 /
+  round 2 (mean of the seats; goal ≤ 1.6×) and the same figure with two seats beside it.
 - **prompt sizes**: each seat's prompt at rounds 2 and 5 (seed 0).
 """
 
@@ -183,10 +182,10 @@ class Table:
         # An older point nobody answered last round is taken up again, with new evidence.
         for issue in [i for i in others[:-2] if self.touched[i] < r - 1][:2]:
             stances.append((issue, "contest", evidence()))
+        # One's own point nobody took up for two rounds is dropped, before it goes in circles.
         for issue in [i for i in open_ids if self.raised[i] == seat and self.touched[i] <= r - 2]:
-            if rng.random() < 0.5:
-                stances.append((issue, "drop", "Answered well enough: " + evidence()))
-                self.closed.add(issue)
+            stances.append((issue, "drop", "Answered well enough: " + evidence()))
+            self.closed.add(issue)
         for issue, _, _ in stances:
             self.touched[issue] = r
         count = 2 if r <= 3 else 1
