@@ -17,7 +17,7 @@ from pathlib import Path
 from collab.errors import UsageError
 from collab.lang import Lang
 from collab.paths import builtin_dir, user_dir
-from collab.seats import Side
+from collab.seats import SEATS, Side
 from collab.suggest import did_you_mean
 
 DEFAULT_PRESET = "advocate-vs-devils-advocate"
@@ -102,16 +102,16 @@ def seat_labels(preset: Preset) -> tuple[str, ...]:
     return tuple(SEAT_LABELS[: len(preset.seats)])
 
 
-def roles_for(preset: Preset, lang: Lang) -> tuple[RoleText, RoleText]:
-    """The pair of a two-seat preset; a panel preset (3–5 seats) is a usage error here,
-    never silently cut to its first two seats (``seats_for`` gives every seat)."""
+def roles_for(preset: Preset, lang: Lang) -> tuple[RoleText, ...]:
+    """Every seat of ``preset`` in ``lang``, as a debate seats them: a preset with more
+    seats than this collab has labels for is a usage error, never cut to the first ones."""
     seats = seats_for(preset, lang)
-    if len(seats) != 2:
+    if len(seats) > len(SEATS):
         raise UsageError(
-            f"preset '{preset.key}' has {len(seats)} seats; this debate takes two"
-            " (pick a two-seat preset, see collab presets)"
+            f"preset '{preset.key}' has {len(seats)} seats; a debate here has at most"
+            f" {len(SEATS)} (pick another preset, see collab presets)"
         )
-    return seats[0], seats[1]
+    return seats
 
 
 def parse_custom_role(text: str, side: Side, option: str = "") -> RoleText:
