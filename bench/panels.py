@@ -239,10 +239,13 @@ def scripted_debate(cfg: DebateConfig, seed: int) -> list[dict[str, Any]]:
     Orchestrator(state, run_dir, agents=SCRIPTED_AGENTS, runner_factory=runner.factory,
                  clock=runner.clock).run()  # fmt: skip
     rows: list[dict[str, Any]] = []
-    for job in runner.jobs:
+    for job in runner.jobs:  # in the order they ran: a round's position is its order
         step = job.step.split("-")
         if step[0].startswith("r") and len(step) == 3 and step[2] == "1":
-            rows.append({"round": int(step[0][1:]), "seat": step[1], "chars": len(job.prompt)})
+            r = int(step[0][1:])
+            position = 1 + sum(1 for x in rows if x["round"] == r)
+            rows.append({"round": r, "seat": step[1], "chars": len(job.prompt),
+                         "position": position})  # fmt: skip
     rounds = {row["round"] for row in rows}
     if max(rounds, default=0) < ROUNDS:
         raise RuntimeError(
@@ -285,9 +288,9 @@ def growth(ctx: Ctx, res: BenchResult) -> None:
             f"{median(ratios['2 seats']):.2f}×")  # fmt: skip
     for r in SIZE_ROUNDS:
         for seat in seats_of(panel):
-            chars = [x["chars"] for x in first["3 seats"] if x["round"] == r and x["seat"] == seat]
-            res.row(f"prompt size, round {r}, seat {seat}", chars[0], "chars", None,
-                    "3 seats, seed 0")  # fmt: skip
+            row = next(x for x in first["3 seats"] if x["round"] == r and x["seat"] == seat)
+            res.row(f"prompt size, round {r}, seat {seat}", row["chars"], "chars", None,
+                    f"speaks {row['position']} of {SEATS} · seed 0")  # fmt: skip
     res.data["growth"] = {
         "ratio_r7_r2": {k: summary(v) for k, v in ratios.items()},
         "per_round_chars_seed0": {k: per_round(v) for k, v in first.items()},
