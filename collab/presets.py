@@ -63,6 +63,11 @@ class Preset:
         return self.seats[1]
 
     @property
+    def labels(self) -> tuple[str, ...]:
+        """The seats' labels in order: A, B, … (at most E)."""
+        return tuple(SEAT_LABELS[: len(self.seats)])
+
+    @property
     def role_a_ja(self) -> RoleText:
         return self.seats_ja[0]
 
@@ -95,11 +100,6 @@ def get_preset(key: str) -> Preset:
 def seats_for(preset: Preset, lang: Lang) -> tuple[RoleText, ...]:
     """Every seat of ``preset`` in ``lang``, in seat order (2–5 of them)."""
     return preset.seats_ja if lang == "ja" else preset.seats
-
-
-def seat_labels(preset: Preset) -> tuple[str, ...]:
-    """The labels of the preset's seats in order: A, B, … (at most E)."""
-    return tuple(SEAT_LABELS[: len(preset.seats)])
 
 
 def roles_for(preset: Preset, lang: Lang) -> tuple[RoleText, ...]:

@@ -69,7 +69,7 @@ def presets_show(
     from rich.panel import Panel
     from rich.text import Text
 
-    from collab.presets import get_preset, seat_labels
+    from collab.presets import get_preset
     from collab.report import preset_document
 
     p = get_preset(name)
@@ -80,7 +80,7 @@ def presets_show(
     con.print(Text.assemble((p.key, "bold"), f" — {p.title}"))
     con.print(p.summary, markup=False, highlight=False)
     icons = ("🔵", "🔴", "🟢", "🟡", "🟣")
-    for icon, side, role in zip(icons, seat_labels(p), p.seats, strict=False):
+    for icon, side, role in zip(icons, p.labels, p.seats, strict=False):
         title = Text(f"{icon} Role {side}: {role.name}")
         con.print(Panel(Text(role.description), title=title, title_align="left"))
 

@@ -21,7 +21,7 @@ from rich.text import Text
 from collab.doctor import Check
 from collab.evidence import EvidenceCheck, marks
 from collab.ledger import Issue, Ledger
-from collab.presets import Preset, seat_labels
+from collab.presets import Preset
 from collab.report import fmt_cost
 from collab.seats import SIDES, Side
 from collab.text import one_line
@@ -197,7 +197,7 @@ def presets_table(presets: Sequence[Preset]) -> FittedTable:
     cells: list[dict[str, TableCell]] = []
     for p in presets:
         names = [one_line(r.name) for r in p.seats]
-        roles = "\n".join(f"{label}: {n}" for label, n in zip(seat_labels(p), names, strict=True))
+        roles = "\n".join(f"{label}: {n}" for label, n in zip(p.labels, names, strict=True))
         cells.append({
             "preset": p.key, "seats": str(len(p.seats)), "roles": Text(roles),
             "summary": Text(one_line(p.summary)),

@@ -15,7 +15,7 @@ from collab.fields import DamagedField
 from collab.ledger import counts, ledger_to_dict, open_blocking
 from collab.outcome import outcome_of, shown_stop_reason
 from collab.panel import issue_tally, one_family_note, seat_infos
-from collab.presets import Preset, seat_labels
+from collab.presets import Preset
 from collab.state import RunState
 from collab.stats import run_stats
 from collab.store import RunDir, StoredRun
@@ -226,7 +226,7 @@ def preset_document(p: Preset) -> dict[str, object]:
         "role_b": {"name": p.role_b.name, "description": p.role_b.description},
         "source": p.source,
         "seats": [{"label": label, "name": r.name, "description": r.description}
-                  for label, r in zip(seat_labels(p), p.seats, strict=True)],
+                  for label, r in zip(p.labels, p.seats, strict=True)],
     }  # fmt: skip
 
 

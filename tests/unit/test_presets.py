@@ -19,7 +19,6 @@ from collab.presets import (
     load_presets,
     parse_custom_role,
     roles_for,
-    seat_labels,
     seats_for,
 )
 from collab.seats import SEATS, Side
@@ -97,7 +96,7 @@ def test_every_builtin_preset_has_2_to_5_seats_each_with_ja_and_an_obligation(ke
     preset = get_preset(key)
     en, ja = seats_for(preset, "en"), seats_for(preset, "ja")
     assert MIN_SEATS <= len(en) <= MAX_SEATS
-    assert len(ja) == len(en) == len(preset.seats) == len(seat_labels(preset))
+    assert len(ja) == len(en) == len(preset.seats) == len(preset.labels)
     assert len({r.name for r in en}) == len(en)  # every seat distinct
     for role, role_ja in zip(en, ja, strict=True):
         # A real translation, not the English fallback.
@@ -118,7 +117,7 @@ def test_every_builtin_preset_has_2_to_5_seats_each_with_ja_and_an_obligation(ke
 def test_panel_preset_has_3_or_4_seats_and_is_never_cut_to_fewer(key: str) -> None:
     preset = get_preset(key)
     assert 3 <= len(preset.seats) <= 4
-    assert seat_labels(preset) == tuple("ABCD"[: len(preset.seats)])
+    assert preset.labels == tuple("ABCD"[: len(preset.seats)])
     if len(SEATS) >= len(preset.seats):  # a collab that seats panels: every seat
         assert roles_for(preset, "en") == preset.seats
         assert roles_for(preset, "ja") == preset.seats_ja
@@ -134,7 +133,7 @@ def test_pair_preset_seats_are_its_two_roles() -> None:
     preset = get_preset("security-vs-delivery")
     assert seats_for(preset, "en") == roles_for(preset, "en")
     assert seats_for(preset, "ja") == roles_for(preset, "ja")
-    assert seat_labels(preset) == ("A", "B")
+    assert preset.labels == ("A", "B")
 
 
 # -- lookup, overrides, malformed files --------------------------------------
@@ -178,7 +177,7 @@ def test_user_preset_with_seats_loads_in_order(n: int, home: Path) -> None:
     assert p.source == str(path)
     assert [r.name for r in seats_for(p, "en")] == [f"Seat {i}" for i in range(n)]
     assert [r.description for r in seats_for(p, "ja")] == [f"{i}を重んじる。" for i in range(n)]
-    assert seat_labels(p) == tuple("ABCDE"[:n])
+    assert p.labels == tuple("ABCDE"[:n])
 
 
 def test_user_seats_without_japanese_fall_back_to_english(home: Path) -> None:
