@@ -24,6 +24,9 @@ preset; the bench then reports every row as skipped and says why.
   size = the characters of each seat's prompt (the job's text). Reported: round 7 /
   round 2 (mean of the seats; goal ≤ 1.6×) and the same figure with two seats beside it.
 - **prompt sizes**: each seat's prompt at rounds 2 and 5 (seed 0).
+- **real claude**: the round-1 ratio again with the real ``claude`` binary against
+  FakeAnthropic (instant replies, subprocess runner): three CLIs starting at once against
+  one alone. Report only; skipped when the binary is missing.
 """
 
 from __future__ import annotations
@@ -55,6 +58,7 @@ SLEEP = 2.0
 RUNNERS = ("subprocess", "tmux")
 VARIANTS = tuple(f"{kind}-{r}" for r in RUNNERS for kind in ("panel", "alone"))
 ROUND1_TARGET = 1.15
+REAL_METRIC = "real claude: round 1 wall, 3-seat blind round / one seat alone"
 ROUNDS = 7
 GROWTH_TARGET = 1.6
 SIZE_ROUNDS = (2, 5)
@@ -88,11 +92,13 @@ def run(ctx: Ctx) -> BenchResult:
         res.skip("round 1 wall, 3-seat blind round / one seat alone", "x", le(ROUND1_TARGET), note)
         res.skip("prompt growth, round 7 / round 2 (3 seats)", "x", le(GROWTH_TARGET), note)
         res.skip("prompt size per seat, rounds 2 and 5", "chars", None, note)
+        res.skip(REAL_METRIC, "x", None, note)
         res.data = {"skipped": str(exc)}
         ctx.say(f"panels: skipped: {exc}")
         return res
     growth(ctx, res)
     round_one(ctx, res)
+    real_claude_round_one(ctx, res)
     return res
 
 
@@ -127,6 +133,9 @@ def panel_config(given: dict[str, Any], agents: Any) -> DebateConfig:
         raise Unsupported(f"this collab refuses a {SEATS}-seat preset ({exc})") from None
     if len(seats_of(cfg)) != SEATS:
         raise Unsupported(f"the {SEATS}-seat preset gave seats {', '.join(seats_of(cfg))}")
+    agents_used = {a.agent for a in getattr(cfg, "agents", (cfg.agent_a, cfg.agent_b))}
+    if agents_used != {given["agent"]}:
+        raise RuntimeError(f"the panel's seats run {sorted(agents_used)}, not {given['agent']}")
     return cfg
 
 
@@ -350,7 +359,7 @@ def round_one(ctx: Ctx, res: BenchResult) -> None:
     }
 
 
-def one(variant: str) -> float:
+def one(variant: str, agent: str = "bench", env: dict[str, str] | None = None) -> float:
     """Round 1's wall time: every seat of the panel at once, or the first seat alone."""
     from collab.events import LedgerUpdated, Logged, RoundStarted, TurnFinished
 
@@ -373,7 +382,7 @@ def one(variant: str) -> float:
             raise _RoundOneOver
 
     calls: list[RunnerCall] = []
-    orch = _timed(kind, runner, sink, calls)
+    orch = _timed(kind, runner, sink, calls, agent, env)
     try:
         orch.run()
     except _RoundOneOver:
@@ -386,7 +395,12 @@ def one(variant: str) -> float:
 
 
 def _timed(
-    kind: str, runner: str, sink: Callable[[Any], None], calls: list[RunnerCall]
+    kind: str,
+    runner: str,
+    sink: Callable[[Any], None],
+    calls: list[RunnerCall],
+    agent: str,
+    env: dict[str, str] | None,
 ) -> Orchestrator:
     from collab.agents import load_agents
     from collab.orchestrator import Orchestrator
@@ -395,7 +409,7 @@ def _timed(
     from collab.settings import user_defaults
 
     agents = load_agents()
-    given: dict[str, Any] = {"agent": "bench", "rounds": 2, "runner": runner}
+    given: dict[str, Any] = {"agent": agent, "rounds": 2, "runner": runner}
     if kind == "panel":
         cfg = panel_config({**given, "opening": "blind"}, agents.keys())
     else:
@@ -405,5 +419,40 @@ def _timed(
     made: list[tuple[float, float]] = []
     return Orchestrator(
         state, run_dir, agents=agents, runner_factory=timed_factory(
-            runner_factory(cfg.runner), calls, made), event_sinks=(sink,),
+            runner_factory(cfg.runner), calls, made), event_sinks=(sink,), env=env,
     )  # fmt: skip
+
+
+def real_claude_round_one(ctx: Ctx, res: BenchResult) -> None:
+    """The same ratio with the real ``claude`` binary against FakeAnthropic (instant
+    replies, subprocess runner): what three CLIs starting at once cost. Report only."""
+    from bench.agent import debater_reply
+    from bench.fakeclaude import real_claude, unavailable
+
+    why = unavailable()
+    if why is not None:
+        res.skip(REAL_METRIC, "x", None, why)
+        return
+    from tests.fakes import Reply
+
+    n = ctx.n(2, 5)
+    variants = ("panel-subprocess", "alone-subprocess")
+    samples: dict[str, list[float]] = {v: [] for v in variants}
+    loads: list[float] = []
+    with real_claude(ctx, "panels") as rc:
+        rc.server.default(Reply(text=debater_reply(seed=7)))
+        for v in variants:  # warm-up
+            one(v, "claude", rc.env)
+        for v in interleave(variants, n):
+            loads.append(os.getloadavg()[0])
+            samples[v].append(one(v, "claude", rc.env))
+    p, a = samples["panel-subprocess"], samples["alone-subprocess"]
+    res.row(REAL_METRIC, median(p) / median(a), "x", None,
+            f"panel {median(p):.2f} s ({spread(p, 's')}) · alone {median(a):.2f} s · "
+            f"claude {rc.version or '?'} · load {median(loads):.2f} (1-min, median)")  # fmt: skip
+    ctx.say(f"panels: real claude, {n} samples of each")
+    res.data["real_claude_round1"] = {
+        "round1_s": {v: summary(xs) for v, xs in samples.items()},
+        "load_1min": summary(loads),
+        "version": rc.version,
+    }
