@@ -188,6 +188,7 @@ _PRESET_COLUMNS = (
 )
 _PRESET_LAYOUTS = (
     ("preset", "seats", "roles", "summary"),
+    ("preset", "roles", "summary"),  # the role lines count the seats
     ("preset", "seats", "summary"),  # the key names the roles
     ("preset", "summary"),
 )

@@ -115,12 +115,15 @@ def test_presets_table_fits(width: int) -> None:
     lines = render(presets_table(presets), width)
     for p in presets:
         assert whole_on_a_line(lines, p.key), (width, p.key)
-    columns = {160: ["preset", "Role A", "Role B", "when to use"],
-               100: ["preset", "roles", "when to use"], 80: ["preset", "when to use"]}  # fmt: skip
+    columns = {160: ["preset", "seats", "roles", "when to use"],
+               100: ["preset", "roles", "when to use"],
+               80: ["preset", "seats", "when to use"]}  # fmt: skip
     assert header(lines) == columns[width]
     if width >= 100:
         for p in presets:
             assert whole_on_a_line(lines, p.role_a.name) and whole_on_a_line(lines, p.role_b.name)
+            for label, role in zip(p.labels, p.seats, strict=True):  # a panel's every seat
+                assert whole_on_a_line(lines, f"{label}: {role.name}"), (width, role.name)
     # "when to use" wraps: all of its words are there.
     text = " ".join(line.strip("│ ") for line in lines)
     for word in presets[0].summary.split()[:6]:
