@@ -29,6 +29,24 @@ SEAT_LABELS = "ABCDE"  # the seat labels of collab.seats, A–E, as a preset num
 MAX_ROLE_NAME_CHARS = 80
 MAX_ROLE_DESCRIPTION_CHARS = 4000
 
+# The JSON Schema of a preset's seats in its ``--json`` documents (collab.report.schemas):
+# a role, the names in order (collab.presets/1), each seat's label and text (collab.preset/1).
+_ROLE_PROPERTIES = {"name": {"type": "string"}, "description": {"type": "string"}}
+PRESET_ROLE_SCHEMA = {
+    "type": "object", "properties": _ROLE_PROPERTIES, "required": ["name", "description"],
+}  # fmt: skip
+PRESET_SEAT_NAMES_SCHEMA = {
+    "type": "array", "items": {"type": "string"}, "minItems": MIN_SEATS, "maxItems": MAX_SEATS,
+}  # fmt: skip
+PRESET_SEATS_SCHEMA = {
+    **PRESET_SEAT_NAMES_SCHEMA,
+    "items": {
+        "type": "object",
+        "properties": {"label": {"enum": list(SEAT_LABELS)}, **_ROLE_PROPERTIES},
+        "required": ["label", "name", "description"],
+    },
+}
+
 _TOP_KEYS = frozenset({"title", "summary", "role_a", "role_b", "seats"})
 _ROLE_KEYS = frozenset({"name", "description", "name_ja", "description_ja"})
 # A Japanese user types the full-width colon as naturally as ':'.

@@ -22,7 +22,7 @@ from collab.ledger import ISSUE_JSON_SCHEMA
 from collab.options import DEPTHS, RunnerKind
 from collab.panel import SEAT_JSON_SCHEMA, TALLY_JSON_SCHEMA
 from collab.plan import PLAN_JSON_SCHEMA
-from collab.presets import MAX_SEATS, MIN_SEATS, SEAT_LABELS
+from collab.presets import PRESET_ROLE_SCHEMA, PRESET_SEAT_NAMES_SCHEMA, PRESET_SEATS_SCHEMA
 from collab.report.decision_input import DECISION_INPUT_PROPERTIES
 from collab.seats import SIDES
 from collab.skill import InstallAction
@@ -239,15 +239,6 @@ LIST = _doc(
     ["runs"],
 )
 
-_ROLE_TEXT = {"name": {"type": "string"}, "description": {"type": "string"}}
-_ROLE = {"type": "object", "properties": _ROLE_TEXT, "required": ["name", "description"]}
-_SEAT = {**_ROLE, "properties": {"label": {"enum": list(SEAT_LABELS)}, **_ROLE_TEXT}}
-
-
-def _seats(item: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "array", "items": item, "minItems": MIN_SEATS, "maxItems": MAX_SEATS}
-
-
 PRESETS = _doc(
     "collab.presets/1",
     {
@@ -262,7 +253,7 @@ PRESETS = _doc(
                     "role_a": {"type": "string"},
                     "role_b": {"type": "string"},
                     "source": {"type": "string"},
-                    "seats": _seats({"type": "string"}),
+                    "seats": PRESET_SEAT_NAMES_SCHEMA,
                 },
                 "required": ["key", "title", "summary", "role_a", "role_b"],
             },
@@ -276,10 +267,10 @@ PRESET = _doc(
         "key": {"type": "string"},
         "title": {"type": "string"},
         "summary": {"type": "string"},
-        "role_a": _ROLE,
-        "role_b": _ROLE,
+        "role_a": PRESET_ROLE_SCHEMA,
+        "role_b": PRESET_ROLE_SCHEMA,
         "source": {"type": "string"},
-        "seats": _seats(_SEAT),
+        "seats": PRESET_SEATS_SCHEMA,
     },
     ["key", "title", "role_a", "role_b"],
 )
