@@ -9,7 +9,9 @@ from typing import NamedTuple
 
 import pytest
 
+from collab.agents import BUILTIN as BUILTIN_AGENTS
 from collab.errors import UsageError
+from collab.lang import Lang
 from collab.presets import (
     DEFAULT_PRESET,
     MAX_SEATS,
@@ -21,6 +23,7 @@ from collab.presets import (
     roles_for,
     seats_for,
 )
+from collab.request import DebateRequest, build_config
 from collab.seats import SEATS, Side
 from tests.helpers import PANEL_PRESET_KEYS, PRESET_KEYS
 
@@ -127,6 +130,25 @@ def test_panel_preset_has_3_or_4_seats_and_is_never_cut_to_fewer(key: str) -> No
         roles_for(preset, "en")
     assert f"preset '{key}' has {len(preset.seats)} seats" in str(err.value)
     assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_a_debate_with_a_panel_preset_seats_every_seat_in_order(lang: Lang) -> None:
+    """What ``--preset launch-readiness`` starts: its four seats, A–D, in ``lang``, or (on a
+    collab of fewer seats) one usage error, never a debate of its first two."""
+    preset = get_preset("launch-readiness")
+    req = DebateRequest(topic="Ship on Monday?", preset=preset.key, lang=lang)
+    if len(SEATS) < len(preset.seats):
+        with pytest.raises(UsageError, match="has 4 seats"):
+            build_config(req, BUILTIN_AGENTS.keys())
+        return
+    cfg = build_config(req, BUILTIN_AGENTS.keys())
+    roles = [cfg.role_a, cfg.role_b, *getattr(cfg, "more_roles", ())]
+    want = seats_for(preset, lang)
+    assert [(r.side, r.name, r.description) for r in roles] == [
+        (label, t.name, t.description) for label, t in zip("ABCD", want, strict=True)
+    ]
+    assert cfg.preset == "launch-readiness"
 
 
 def test_pair_preset_seats_are_its_two_roles() -> None:
