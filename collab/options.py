@@ -165,7 +165,8 @@ class DebateRequest:
         surfaces={"batch", "mcp"},  # the command line takes it as its argument
     )
     preset: str | None = option(
-        None, help="A pair of opposed roles (collab presets), e.g. security-vs-performance.",
+        None, help="Opposed roles: a pair or a panel of seats (collab presets), e.g. "
+        "security-vs-performance.",
         short="-p", metavar="NAME", panel=ROLES, default_text=DEFAULT_PRESET,
     )  # fmt: skip
     role_a: str | None = option(

@@ -17,14 +17,11 @@ from pathlib import Path
 from collab.errors import UsageError
 from collab.lang import Lang
 from collab.paths import builtin_dir, user_dir
-from collab.seats import SEATS, Side
+from collab.seats import MAX_SEATS, MIN_SEATS, SEATS, Side
 from collab.suggest import did_you_mean
 
 DEFAULT_PRESET = "advocate-vs-devils-advocate"
 
-MIN_SEATS = 2
-MAX_SEATS = 5
-SEAT_LABELS = "ABCDE"  # the seat labels of collab.seats, A–E, as a preset numbers them
 
 MAX_ROLE_NAME_CHARS = 80
 MAX_ROLE_DESCRIPTION_CHARS = 4000
@@ -42,7 +39,7 @@ PRESET_SEATS_SCHEMA = {
     **PRESET_SEAT_NAMES_SCHEMA,
     "items": {
         "type": "object",
-        "properties": {"label": {"enum": list(SEAT_LABELS)}, **_ROLE_PROPERTIES},
+        "properties": {"label": {"enum": list(SEATS)}, **_ROLE_PROPERTIES},
         "required": ["label", "name", "description"],
     },
 }
@@ -83,7 +80,7 @@ class Preset:
     @property
     def labels(self) -> tuple[str, ...]:
         """The seats' labels in order: A, B, … (at most E)."""
-        return tuple(SEAT_LABELS[: len(self.seats)])
+        return SEATS[: len(self.seats)]
 
     @property
     def role_a_ja(self) -> RoleText:

@@ -71,6 +71,7 @@ def presets_show(
 
     from collab.presets import get_preset
     from collab.report import preset_document
+    from collab.seats import SEAT_ICON
 
     p = get_preset(name)
     if as_json:
@@ -79,9 +80,8 @@ def presets_show(
     con = Console()
     con.print(Text.assemble((p.key, "bold"), f" — {p.title}"))
     con.print(p.summary, markup=False, highlight=False)
-    icons = ("🔵", "🔴", "🟢", "🟡", "🟣")
-    for icon, side, role in zip(icons, p.labels, p.seats, strict=False):
-        title = Text(f"{icon} Role {side}: {role.name}")
+    for side, role in zip(p.labels, p.seats, strict=True):
+        title = Text(f"{SEAT_ICON[side]} Role {side}: {role.name}")
         con.print(Panel(Text(role.description), title=title, title_align="left"))
 
 
