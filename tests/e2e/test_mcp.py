@@ -136,7 +136,8 @@ def test_start_then_status_then_result(fake_agent: FakeAgent, capsys: Any, tmp_p
     assert last["turns"] == {"done": 4, "planned": 4}
     assert last["rounds"] == {"done": 2, "planned": 2}
     assert last["counts"] == result["counts"] and last["counts"]["open"] >= 1
-    assert last["last_turn"]["side"] == "B" and last["last_turn"]["summary"] == "B: sessions."
+    # Round 2 ends with A: the last speaker rotates (round r ends with seat (r - 2) mod N).
+    assert last["last_turn"]["side"] == "A" and last["last_turn"]["summary"] == "A: tokens."
     assert last["remaining_s"] is None and last["elapsed_s"] > 0
     assert result["schema"] == "collab.result/2" and result["status"] == "done"
     assert result["judge"]["markdown"].startswith(VERDICT)
