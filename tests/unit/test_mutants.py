@@ -78,6 +78,14 @@ def test_side_of_with_a_first() -> None:
     assert (b_first.side_of("Position 1"), b_first.side_of("Position 2")) == ("B", "A")
 
 
+def test_label_order_with_either_side_first() -> None:
+    """The Judge prompt lists the positions in this order: Position 1's side, then the other."""
+    assert (Labels("A", "x", "y").order(), Labels("B", "x", "y").order()) == (
+        ("A", "B"),
+        ("B", "A"),
+    )
+
+
 # -- convergence ------------------------------------------------------------------------------
 
 
