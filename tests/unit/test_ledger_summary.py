@@ -8,7 +8,7 @@ from dataclasses import replace
 from collab.config import DebateConfig, Role
 from collab.contract import Contract, NewPoint, StanceUpdate
 from collab.evidence import EvidenceCheck
-from collab.ledger_summary import fallback_summary, ledger_markdown
+from collab.ledger_summary import fallback_summary, ledger_markdown, rated
 from collab.seats import Side
 from collab.state import RunState
 from collab.turns import AgentMeta, TurnRecord
@@ -164,3 +164,14 @@ def test_no_agreements_and_an_empty_ledger() -> None:
     assert lines[lines.index("## Agreements") + 1] == "- none recorded"
     assert ledger_markdown(()) == "_No issues were raised._\n"
     assert ledger_markdown((), "ja") == "_提起された論点はありません。_\n"
+
+
+def test_a_blocking_title_is_marked_and_major_is_not() -> None:
+    from collab.ledger import Issue
+
+    base = Issue("I1", "Revocation", "A", "open", "", "", 1, 1)
+    assert [rated(replace(base, severity=s)) for s in ("blocking", "major", "minor")] == [
+        "[⛔ blocking] Revocation",
+        "Revocation",
+        "[minor] Revocation",
+    ]

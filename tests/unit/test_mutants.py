@@ -78,6 +78,14 @@ def test_side_of_with_a_first() -> None:
     assert (b_first.side_of("Position 1"), b_first.side_of("Position 2")) == ("B", "A")
 
 
+def test_hide_with_a_first() -> None:
+    """With A as Position 1, "Role A" and A's name become Position 1, B's Position 2."""
+    a_first = Labels("A", "Ann", "Bob")
+    assert (
+        a_first.hide("Role A, Role B; Ann, Bob") == "Position 1, Position 2; Position 1, Position 2"
+    )
+
+
 def test_label_order_with_either_side_first() -> None:
     """The Judge prompt lists the positions in this order: Position 1's side, then the other."""
     assert (Labels("A", "x", "y").order(), Labels("B", "x", "y").order()) == (
