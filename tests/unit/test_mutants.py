@@ -86,6 +86,14 @@ def test_hide_with_a_first() -> None:
     )
 
 
+def test_a_name_that_begins_another_is_tried_after_it() -> None:
+    """ "Architect" and "Architect Lead": the longer name is hidden whole (not "Position 1
+    Lead"), and the labels map back the same way."""
+    labels = Labels("A", "Architect", "Architect Lead")
+    assert labels.hide("Architect Lead and Architect") == "Position 2 and Position 1"
+    assert labels.reveal("Position 2 and Position 1") == "Architect Lead and Architect"
+
+
 def test_label_order_with_either_side_first() -> None:
     """The Judge prompt lists the positions in this order: Position 1's side, then the other."""
     assert (Labels("A", "x", "y").order(), Labels("B", "x", "y").order()) == (
