@@ -49,6 +49,14 @@ def test_finish_appends_one_line_naming_each_skipped_issue() -> None:
     )
 
 
+def test_skipped_ids_are_listed_with_a_comma_and_a_lowercase_prefix_is_no_mention() -> None:
+    text = "## TL;DR\n- I1 I2 I5 I6 I7 I8 I9 I10 settled; aI3 and xI4 are words, not ids."
+    assert skipped_open_ids(text, LEDGER) == ["I3", "I4"]
+    assert finish(text, Labels("A", "x", "y"), LEDGER, "en").endswith(
+        "\n\n> Open, but not covered by the Judge's summary: I3 (T3), I4 (T4)."
+    )
+
+
 def test_a_heading_word_followed_by_other_letters_is_not_the_section() -> None:
     closed = Ledger()
     found = missing_sections("## TL;DR\n## Crux\n## Minority reports（要約）\n", closed)
