@@ -63,6 +63,13 @@ def test_a_heading_word_followed_by_other_letters_is_not_the_section() -> None:
     assert [s.key for s in found] == ["minority"]
 
 
+def test_a_heading_word_run_on_into_japanese_is_judged_by_its_next_letter() -> None:
+    """ "Crux" then Japanese names the Crux; "Cruxs" then Japanese is another word."""
+    sections = "## TL;DR\n## Minority report\n"
+    assert missing_sections(sections + "## Cruxの要点\n", Ledger()) == ()
+    assert [s.key for s in missing_sections(sections + "## Cruxsの要点\n", Ledger())] == ["crux"]
+
+
 def test_merged_meta_rounds_as_a_single_call_does() -> None:
     a = AgentMeta("claude", None, 0, 0.1234, 1, Usage(1, 1), 0.1234567)
     b = AgentMeta("claude", None, 0, 0.0001, 1, None, None)
