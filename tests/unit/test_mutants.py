@@ -190,6 +190,13 @@ def test_truncate_to_one_character_is_the_ellipsis() -> None:
     assert md_cell("ab|cdef", 4) == "ab\\|…"
 
 
+def test_clean_tree_cleans_every_string_value_inside() -> None:
+    from collab.text import clean_tree
+
+    doc = {"a": "x\x00y", "b": ["\x07z", ("q\u202e",)], "n": 3, "none": None, "k\x00": "v"}
+    assert clean_tree(doc) == {"a": "xy", "b": ["z", ["q"]], "n": 3, "none": None, "k\x00": "v"}
+
+
 # -- prompt views -----------------------------------------------------------------------------
 
 
