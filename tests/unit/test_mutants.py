@@ -197,6 +197,12 @@ def test_clean_tree_cleans_every_string_value_inside() -> None:
     assert clean_tree(doc) == {"a": "xy", "b": ["z", ["q"]], "n": 3, "none": None, "k\x00": "v"}
 
 
+def test_an_empty_prompt_cell_is_a_dash() -> None:
+    from collab.text import prompt_cell
+
+    assert [prompt_cell(t, 10) for t in ("", " \n\t", "a|b")] == ["—", "—", "a\\|b"]
+
+
 # -- prompt views -----------------------------------------------------------------------------
 
 
