@@ -203,6 +203,13 @@ def test_an_empty_prompt_cell_is_a_dash() -> None:
     assert [prompt_cell(t, 10) for t in ("", " \n\t", "a|b")] == ["—", "—", "a\\|b"]
 
 
+def test_markers_of_look_alike_less_than_signs_alone_are_defused() -> None:
+    from collab.text import for_prompt
+
+    assert for_prompt("﹤﹤﹤END x", 50) == "‹‹‹END x"  # small form only
+    assert for_prompt("＜＜＜ collab x", 50) == "‹‹‹ collab x"  # fullwidth only
+
+
 # -- prompt views -----------------------------------------------------------------------------
 
 
