@@ -210,6 +210,13 @@ def test_markers_of_look_alike_less_than_signs_alone_are_defused() -> None:
     assert for_prompt("＜＜＜ collab x", 50) == "‹‹‹ collab x"  # fullwidth only
 
 
+def test_a_negative_cap_says_so() -> None:
+    from collab.text import cap
+
+    with pytest.raises(ValueError, match=r"^cap must be >= 0, not -1$"):
+        cap("x", -1)
+
+
 # -- prompt views -----------------------------------------------------------------------------
 
 
