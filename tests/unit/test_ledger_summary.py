@@ -175,3 +175,44 @@ def test_a_blocking_title_is_marked_and_major_is_not() -> None:
         "Revocation",
         "[minor] Revocation",
     ]
+
+
+JA_STOPS = {
+    "converged-early": "双方が収束しました",
+    "max-rounds": "予定したラウンドをすべて実施しました",
+    "circular-break": "議論が同じ論点を回り続けたため打ち切りました",
+    "timeout": "時間の上限に達しました",
+    "budget": "費用の上限に達しました",
+    "interrupted": "ユーザーが中断しました",
+    "settled": "直前のラウンドで何も変わらなかったため終了しました",
+}
+
+
+def test_every_stop_reason_and_verdict_in_japanese() -> None:
+    st = state("ja")
+    for reason, words in JA_STOPS.items():
+        st.stop_reason, st.stop_detail = reason, "an English detail"
+        assert f"- 終了理由: {words} ({reason})" in fallback_summary(st).splitlines()
+    verdicts = {"consensus": "合意", "partial": "部分的な合意", "split": "対立",
+                "inconclusive": "判定不能"}  # fmt: skip
+    for code, words in verdicts.items():
+        line = next(x for x in fallback_summary(_with_verdict(code)).splitlines() if "判定" in x)
+        assert line == f"- 判定（台帳から算出）: {words} ({code})"
+
+
+def _with_verdict(code: str) -> RunState:
+    """A Japanese run whose ledger gives the verdict ``code``."""
+    st = state("ja")
+    closing = {
+        "consensus": [StanceUpdate("I1", "agree", "ok")],
+        "partial": [],
+        "split": [StanceUpdate("I3", "contest", "no")],
+    }
+    if code == "inconclusive":
+        st.turns = [turn(1, "A", Contract()), turn(1, "B", Contract())]
+        return st
+    stances = tuple(closing[code])
+    st.turns = [*st.turns[:3], turn(2, "B", Contract(stances=stances))]
+    if code == "split":  # A contests in round 2 instead of closing: every issue stays open
+        st.turns[2] = turn(2, "A", Contract(stances=(StanceUpdate("I2", "contest", "x"),)))
+    return st
