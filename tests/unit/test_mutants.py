@@ -217,6 +217,12 @@ def test_a_negative_cap_says_so() -> None:
         cap("x", -1)
 
 
+def test_each_unicode_line_break_alone_becomes_a_newline() -> None:
+    from collab.text import clean
+
+    assert [clean(f"a{nl}b") for nl in ("\r", "\r\n", "\u0085", "\u2028", "\u2029")] == ["a\nb"] * 5
+
+
 # -- prompt views -----------------------------------------------------------------------------
 
 
