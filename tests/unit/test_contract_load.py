@@ -15,7 +15,8 @@ STANCE = {"id": "I1", "stance": "agree", "evidence": "e"}
 BAD = [
     (None, "the contract must be a JSON object, not null"),
     ([], "the contract must be a JSON object, not a list"),
-    ({"x": 1}, f"unknown key 'x' in the contract (allowed: {', '.join(c.TOP_KEYS)})"),
+    ({"x": 1},
+     f"unknown key 'x' in the contract (allowed: {', '.join((*c.TOP_KEYS, c.FAVOURS_KEY))})"),
     ({"new_points": {}}, "new_points must be a list, not an object"),
     ({"stances": "I1"}, "stances must be a list, not a string"),
     ({"new_points": [3]}, "new_points[0] must be a JSON object, not a number"),
@@ -32,6 +33,7 @@ BAD = [
     ({"stances": [STANCE | {"severity": 1}]},
      "stances[0].severity must be one of blocking/major/minor, not 1"),
     ({"abstain": 1.5}, "abstain must be null or a string, not a number"),
+    ({"favours": ["O1"]}, "favours must be null or a string, not a list"),
 ]  # fmt: skip
 
 
@@ -54,6 +56,7 @@ def test_what_may_be_left_out_and_what_is_kept() -> None:
         None,
     )
     assert contract_from_dict({}) == Contract()
+    assert contract_from_dict({"favours": "O2"}) == Contract(favours="O2")
     assert contract_from_dict({"new_points": None, "stances": None}) == Contract()
 
 
@@ -71,6 +74,9 @@ def test_the_stored_shape() -> None:
         ],
         "abstain": "busy",
     }
+    assert contract_to_dict(Contract(favours="O1")) == {
+        "new_points": [], "stances": [], "abstain": None, "favours": "O1"
+    }  # fmt: skip
 
 
 def test_kind_of_every_json_value() -> None:
