@@ -216,3 +216,14 @@ def _with_verdict(code: str) -> RunState:
     if code == "split":  # A contests in round 2 instead of closing: every issue stays open
         st.turns[2] = turn(2, "A", Contract(stances=(StanceUpdate("I2", "contest", "x"),)))
     return st
+
+
+def test_long_open_issues_are_cut_and_missing_evidence_is_a_dash() -> None:
+    st = state()
+    title, evidence = "T" * 100, "e" * 450
+    st.turns = [turn(1, "A", Contract(new_points=(NewPoint(title, evidence),))),
+                turn(1, "B", Contract())]  # fmt: skip
+    lines = fallback_summary(st).splitlines()
+    assert f"  - Advocate: {'e' * 399}…" in lines  # at most 400 characters
+    assert "  - Critic: —" in lines  # B said nothing on it
+    assert f"- Settle I1 ({'T' * 79}…) with the evidence both sides named." in lines
