@@ -227,3 +227,18 @@ def test_long_open_issues_are_cut_and_missing_evidence_is_a_dash() -> None:
     assert f"  - Advocate: {'e' * 399}…" in lines  # at most 400 characters
     assert "  - Critic: —" in lines  # B said nothing on it
     assert f"- Settle I1 ({'T' * 79}…) with the evidence both sides named." in lines
+
+
+def test_table_cells_are_cut_and_dropped_issues_joined() -> None:
+    from collab.ledger import Issue
+
+    checks = tuple(EvidenceCheck(f"src/module_{n}.py:{n}", None, "wrong-line") for n in range(9))
+    issue = Issue("I1", "t", "A", "open", "a" * 200, "", 1, 1, checks_a=checks)
+    row = ledger_markdown((issue,)).splitlines()[2]
+    marks = ", ".join(f"src/module_{n}.py:{n} ✗ wrong-line" for n in range(9))
+    assert row == f"| I1 | 🟡 open | t | A | {'a' * 159}… ({marks[:199]}…) |  |"
+    st = state()
+    st.turns[2] = turn(2, "A", Contract(stances=(StanceUpdate("I2", "drop", "moot"),
+                                                 StanceUpdate("I1", "drop", "fine"))))  # fmt: skip
+    st.turns[3] = turn(2, "B", Contract())
+    assert fallback_summary(st).splitlines()[-1] == "Dropped: I1 Revocation, I2 Latency | p99"
