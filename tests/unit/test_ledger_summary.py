@@ -242,3 +242,20 @@ def test_table_cells_are_cut_and_dropped_issues_joined() -> None:
                                                  StanceUpdate("I1", "drop", "fine"))))  # fmt: skip
     st.turns[3] = turn(2, "B", Contract())
     assert fallback_summary(st).splitlines()[-1] == "Dropped: I1 Revocation, I2 Latency | p99"
+
+
+def test_each_re_rating_is_shown_and_long_titles_and_b_evidence_are_cut() -> None:
+    from collab.ledger import Issue, SeverityChange
+
+    changes = (
+        SeverityChange("B", "blocking", "major", 1),
+        SeverityChange("A", "major", "minor", 2),
+    )
+    issue = Issue("I1", "Cache", "A", "open", "", "", 1, 2, severity="minor",
+                  severity_changes=changes)  # fmt: skip
+    assert rated(issue) == (
+        "[minor] Cache (re-rated blocking→major by B, round 1) (re-rated major→minor by A, round 2)"
+    )
+    long = replace(issue, title="T" * 150, evidence_b="b" * 200)
+    row = ledger_markdown((long,)).splitlines()[2]
+    assert row == f"| I1 | 🟡 open | [minor] {'T' * 150}… | A |  | {'b' * 159}… |"
