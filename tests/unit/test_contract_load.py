@@ -34,6 +34,10 @@ BAD = [
      "stances[0].severity must be one of blocking/major/minor, not 1"),
     ({"abstain": 1.5}, "abstain must be null or a string, not a number"),
     ({"favours": ["O1"]}, "favours must be null or a string, not a list"),
+    ({"new_points": [POINT | {"evidence": 7}]}, "new_points[0].evidence must be a string, not a number"),
+    ({"stances": [STANCE, None]}, "stances[1] must be a JSON object, not null"),
+    ({"stances": [{"id": "I1", "evidence": "e"}]}, "stances[0] has no 'stance'"),
+    ({"stances": [STANCE | {"stance": 1}]}, "stances[0].stance must be a string, not a number"),
 ]  # fmt: skip
 
 
