@@ -310,3 +310,28 @@ def test_the_contract_example_names_an_open_issue_first() -> None:
     assert caps == (5, 120, 600, 300)
     long_id = Ledger((Issue("I" + "1" * 20, "t", "A", "open", "", "", 1, 1),))
     assert contract_view(long_id).ids == ("I" + "1" * 15 + "…[truncated 5 chars]",)
+
+
+# -- ledger ---------------------------------------------------------------------------------
+
+
+def test_the_stored_ledger_row_holds_every_field() -> None:
+    """What state.json and --json keep of an issue (fields added later may sit beside)."""
+    from collab.evidence import EvidenceCheck
+    from collab.ledger import SeverityChange, ledger_to_dict
+
+    issue = Issue(
+        "I1", "Cache", "A", "dropped", "ea", "eb", 1, 3, frozenset({"B", "A"}), "drop", "moot",
+        "minor", (SeverityChange("B", "major", "minor", 2),),
+        (EvidenceCheck("a.py:1", "x", "verified"),), (EvidenceCheck("b.py:2", None, "outside"),),
+    )  # fmt: skip
+    (row,) = ledger_to_dict(Ledger((issue,)))
+    expected = {
+        "id": "I1", "title": "Cache", "raised_by": "A", "status": "dropped",
+        "evidence_a": "ea", "evidence_b": "eb", "round_opened": 1, "round_updated": 3,
+        "dropped_by": ["A", "B"], "resolution": "drop", "reason": "moot", "severity": "minor",
+        "severity_changes": [{"side": "B", "old": "major", "new": "minor", "round_no": 2}],
+        "checks_a": [{"cite": "a.py:1", "quote": "x", "status": "verified"}],
+        "checks_b": [{"cite": "b.py:2", "quote": None, "status": "outside"}],
+    }  # fmt: skip
+    assert {k: row[k] for k in expected} == expected
