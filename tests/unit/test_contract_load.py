@@ -88,3 +88,9 @@ def test_kind_of_every_json_value() -> None:
     kinds = [c.kind_of(v) for v in (None, True, 0, 1.5, "s", [], {}, ())]
     assert kinds == ["null", "a boolean", "a number", "a number", "a string", "a list",
                      "an object", "an object"]  # fmt: skip
+
+
+def test_the_default_path_is_contract() -> None:
+    with pytest.raises(DamagedField) as err:
+        contract_from_dict(None)
+    assert str(err.value) == "contract: the contract must be a JSON object, not null"
