@@ -44,3 +44,12 @@ def test_every_dropped_item_is_named_in_one_line_and_in_the_error() -> None:
         "stances[2] (an object was expected, not a number)",
     )
     assert (kept.sent, kept.kept) == (3, 1)
+
+
+def test_a_long_unknown_favours_is_quoted_to_20_characters() -> None:
+    body = (
+        '{"new_points": [{"title": "t", "evidence": "e"}], "favours": "Option two: SQLite on disk"}'
+    )
+    reply = f"```json\n{body}\n```"
+    got = parse(reply, IDS, option_ids=("O1", "O2"))
+    assert got.warnings == ("favours ignored: 'Option two: SQLite o' is not an option id (O1, O2)",)
