@@ -53,3 +53,18 @@ def test_a_long_unknown_favours_is_quoted_to_20_characters() -> None:
     reply = f"```json\n{body}\n```"
     got = parse(reply, IDS, option_ids=("O1", "O2"))
     assert got.warnings == ("favours ignored: 'Option two: SQLite o' is not an option id (O1, O2)",)
+
+
+def test_severity_warnings_name_the_item_and_quote_40_characters() -> None:
+    body = (
+        '{"new_points": [{"title": "t", "evidence": "e", "severity": ""},'
+        ' {"title": "u", "evidence": "e", "severity": "' + "x" * 50 + '"}],'
+        ' "stances": [{"id": "I1", "stance": "contest", "evidence": "no", "severity": "huge"}]}'
+    )
+    got = parse(f"```json\n{body}\n```", IDS)
+    assert got.contract is not None
+    assert [p.severity for p in got.contract.new_points] == ["major", "major"]  # "" is unset
+    assert got.warnings == (
+        "dropped new_points[1].severity ('" + "x" * 39 + " is not blocking/major/minor); "
+        "stances[0].severity ('huge' is not blocking/major/minor)",
+    )
