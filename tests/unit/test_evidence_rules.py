@@ -3,6 +3,8 @@ quote, the cap, ``..`` and absolute paths, the marks views show, re-checks by ke
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from collab.evidence import (
     MAX_CITES,
     Cite,
@@ -56,6 +58,23 @@ def test_escapes_and_normal() -> None:
     assert [escapes(p) for p in ("a/../x.py", "..a.py", "a/..b/x.py", "x.py")] == [
         False, False, False, False]  # fmt: skip
     assert normal("./a/b/../c.py") == "a/c.py" and normal("a//c.py") == "a/c.py"
+    assert normal(".//a/c.py") == "a/c.py"  # not the absolute /a/c.py
+
+
+def test_a_context_file_named_with_dot_slashes_still_verifies_its_cites(tmp_path: Path) -> None:
+    from collab.config import ContextFile, DebateConfig, Role
+    from collab.evidence_files import lookup
+
+    cfg = DebateConfig("t", Role("A", "a", "a"), Role("B", "b", "b"), tools="none",
+                       contexts=(ContextFile(".//src/app.py", "x = 1\n"),))  # fmt: skip
+    (cite,) = cites("src/app.py:1 `x = 1`")
+    assert judge(cite, lookup([cite.path], cfg, tmp_path)[cite.path]) == "verified"
+
+
+def test_quotes_of_three_cites_and_a_quote_right_after_a_cite() -> None:
+    assert [c.quote for c in cites("a.py:1 `x` b.py:2 `y` c.py:3 `z`")] == ["x", "y", "z"]
+    assert cites("a.py:1`held`")[0].quote == "held"  # no space: still its quote
+    assert judge(Cite("f.py", 2, 2, "a"), ["a\n", "b\n"]) == "wrong-line"  # not the line before
 
 
 def test_judge_at_the_last_line_and_quotes_across_whitespace() -> None:
