@@ -74,6 +74,7 @@ def test_a_context_file_named_with_dot_slashes_still_verifies_its_cites(tmp_path
 def test_quotes_of_three_cites_and_a_quote_right_after_a_cite() -> None:
     assert [c.quote for c in cites("a.py:1 `x` b.py:2 `y` c.py:3 `z`")] == ["x", "y", "z"]
     assert cites("a.py:1`held`")[0].quote == "held"  # no space: still its quote
+    assert cites("`a.py:1``held`")[0].quote == "held"  # nor after a cite in backticks
     assert judge(Cite("f.py", 2, 2, "a"), ["a\n", "b\n"]) == "wrong-line"  # not the line before
 
 
