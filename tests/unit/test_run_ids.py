@@ -166,3 +166,44 @@ def test_run_ids_newest_first_plain_directories_only(hermetic_env: Path) -> None
     assert run_ids(root) == sorted(IDS, reverse=True)
     assert run_ids(root, by_start=True) == [IDS[1], IDS[0], IDS[2]]
     assert run_ids(hermetic_env / "nowhere") == []
+
+
+def test_exactly_eight_matches_are_listed_without_an_ellipsis() -> None:
+    eight = [f"20261201-1200{n:02d}-aaaaaa" for n in range(8)]
+    assert _error("20261201-1200", eight).endswith(f"(8 match: {', '.join(eight)})")
+
+
+def test_batch_ids_are_named_as_batches() -> None:
+    ids = ["batch-20261201-120000-aaaaaa"]
+    with pytest.raises(UsageError) as err:
+        resolve_batch_id("zzzz", ids)
+    assert str(err.value) == "no batch with id zzzz: see collab list"
+    with pytest.raises(UsageError) as err:
+        resolve_batch_id("@last-batch", [])
+    assert str(err.value) == "no batches yet: @last-batch names the newest one"
+
+
+def test_a_root_other_than_collab_home_is_the_one_read(hermetic_env: Path) -> None:
+    from collab.run_ids import run_ids
+
+    other = _runs(hermetic_env / "elsewhere")  # COLLAB_HOME/runs stays empty
+    assert run_ids(other) == sorted(IDS, reverse=True)
+    assert run_ids(other, by_start=True) == [IDS[1], IDS[0], IDS[2]]
+    assert resolve_run_id("77ab12", other) == IDS[1] and resolve_run_id(None, other) == IDS[1]
+
+
+def test_an_unreadable_runs_dir_is_a_storage_error_saying_read(
+    hermetic_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from collab.errors import StorageError
+    from collab.run_ids import run_ids
+
+    root = _runs(hermetic_env)
+
+    def refuse(self: Path) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(Path, "iterdir", refuse)
+    with pytest.raises(StorageError) as err:
+        run_ids(root)
+    assert str(err.value).startswith(f"cannot read {root}: ")
