@@ -335,3 +335,18 @@ def test_the_stored_ledger_row_holds_every_field() -> None:
         "checks_b": [{"cite": "b.py:2", "quote": None, "status": "outside"}],
     }  # fmt: skip
     assert {k: row[k] for k in expected} == expected
+
+
+def test_an_issue_reopened_after_its_raiser_dropped_it_closes_when_the_other_drops_too() -> None:
+    """A drops its own I1, B reopens it, then B drops it with a reason: every side has
+    now stepped away, so it is dropped (not left open with both sides gone)."""
+    ledger = replay([
+        ("A", 1, Contract(new_points=(NewPoint("Cache", "e"),))),
+        ("A", 2, Contract(stances=(StanceUpdate("I1", "drop", "moot"),))),
+        ("B", 2, Contract(stances=(StanceUpdate("I1", "contest", "not moot"),))),
+        ("B", 3, Contract(stances=(StanceUpdate("I1", "drop", "fine, moot"),))),
+    ])  # fmt: skip
+    (issue,) = ledger.issues
+    assert (issue.status, issue.dropped_by, issue.resolution, issue.reason) == (
+        "dropped", frozenset({"A", "B"}), "drop", "fine, moot"
+    )  # fmt: skip
