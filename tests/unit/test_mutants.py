@@ -350,3 +350,15 @@ def test_an_issue_reopened_after_its_raiser_dropped_it_closes_when_the_other_dro
     assert (issue.status, issue.dropped_by, issue.resolution, issue.reason) == (
         "dropped", frozenset({"A", "B"}), "drop", "fine, moot"
     )  # fmt: skip
+
+
+def test_both_sides_evidence_gets_its_checks() -> None:
+    from collab.evidence import EvidenceCheck
+    from collab.ledger import with_checks
+
+    ledger = Ledger((Issue("I1", "t", "A", "open", "see a.py:1", "see b.py:2", 1, 1),))
+    (issue,) = with_checks(
+        ledger, {("a.py:1", None): "verified", ("b.py:2", None): "outside"}
+    ).issues
+    assert issue.checks_a == (EvidenceCheck("a.py:1", None, "verified"),)
+    assert issue.checks_b == (EvidenceCheck("b.py:2", None, "outside"),)
