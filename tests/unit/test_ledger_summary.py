@@ -227,6 +227,10 @@ def test_long_open_issues_are_cut_and_missing_evidence_is_a_dash() -> None:
     assert f"  - Advocate: {'e' * 399}…" in lines  # at most 400 characters
     assert "  - Critic: —" in lines  # B said nothing on it
     assert f"- Settle I1 ({'T' * 79}…) with the evidence both sides named." in lines
+    st.turns = [turn(1, "B", Contract(new_points=(NewPoint(title, evidence),))),
+                turn(1, "A", Contract())]  # fmt: skip
+    lines = fallback_summary(st).splitlines()
+    assert "  - Advocate: —" in lines and f"  - Critic: {'e' * 399}…" in lines
 
 
 def test_table_cells_are_cut_and_dropped_issues_joined() -> None:
