@@ -367,6 +367,6 @@ def test_both_sides_evidence_gets_its_checks() -> None:
 def test_recent_turns_are_the_two_rounds_before_and_a_of_this_round_for_b() -> None:
     from collab.prompt_views import TurnView, recent_turns
 
-    history = [TurnView(r, s, s, f"{s}{r}", "ok") for r in (1, 2, 3, 4) for s in ("A", "B")]  # type: ignore[misc]
-    shown = {side: [t.prose for t in recent_turns(history, side, 4)] for side in ("A", "B")}  # type: ignore[arg-type]
+    history = [TurnView(r, s, s, f"{s}{r}", "ok") for r in (1, 2, 3, 4) for s in ("A", "B")]
+    shown = {side: [t.prose for t in recent_turns(history, side, 4)] for side in ("A", "B")}
     assert shown == {"A": ["A2", "B2", "A3", "B3"], "B": ["A2", "B2", "A3", "B3", "A4"]}
