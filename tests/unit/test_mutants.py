@@ -234,6 +234,7 @@ def test_older_replies_are_an_excerpt_of_a_fifth_at_least_200() -> None:
         return DebateConfig("T", Role("A", "a", "a"), Role("B", "b", "b"), max_chars=n)
 
     assert [older_reply_cap(cfg(n)) for n in (500, 1000, 1500)] == [200, 200, 300]
+    assert older_reply_cap(cfg(1504)) == 300  # whole characters: a cap is a slice length
 
 
 def test_issue_rows_live_and_stale() -> None:
