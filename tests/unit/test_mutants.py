@@ -371,3 +371,24 @@ def test_recent_turns_are_the_two_rounds_before_and_a_of_this_round_for_b() -> N
     history = [TurnView(r, s, s, f"{s}{r}", "ok") for r in (1, 2, 3, 4) for s in ("A", "B")]
     shown = {side: [t.prose for t in recent_turns(history, side, 4)] for side in ("A", "B")}
     assert shown == {"A": ["A2", "B2", "A3", "B3"], "B": ["A2", "B2", "A3", "B3", "A4"]}
+
+
+def test_the_contract_example_with_long_or_only_closed_ids() -> None:
+    from collab.prompt_views import contract_view
+
+    long_id = Ledger((Issue("I" + "1" * 20, "t", "A", "open", "", "", 1, 1),))
+    assert contract_view(long_id).example_id == "I" + "1" * 15 + "…[truncated 5 chars]"
+    closed = Ledger((Issue("I2", "t", "A", "resolved", "", "", 1, 1),))
+    assert contract_view(closed).example_id == "I2"  # the first id, when none is open
+
+
+def test_a_failed_evidence_line_is_cut_at_300_characters() -> None:
+    from collab.evidence import EvidenceCheck
+    from collab.prompt_views import failed_evidence
+
+    bad = tuple(EvidenceCheck(f"src/module_{n}.py:{n}", None, "wrong-line") for n in range(20))
+    ledger = Ledger((Issue("I1", "t", "A", "open", "", "", 1, 1, checks_b=bad),))
+    (line,) = failed_evidence(ledger, lambda side: f"Role {side}")
+    marks = ", ".join(f"src/module_{n}.py:{n} ✗ wrong-line" for n in range(20))
+    full = f"I1, Role B: {marks}"
+    assert line == f"{full[:300]}…[truncated {len(full) - 300} chars]"
