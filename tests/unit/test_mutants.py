@@ -159,8 +159,14 @@ def test_circular_ids_defaults_and_window() -> None:
     one = Ledger((_iss(1, "same words here"),))
     reworded = Ledger((_iss(1, "same words here!"),))
     assert circular_ids([one, reworded, one]) == ("I1",)  # the default similarity
-    with pytest.raises(ValueError, match="window must be at least 2 rounds"):
+    with pytest.raises(ValueError, match=r"^window must be at least 2 rounds$"):
         circular_ids([one], window=1)
+
+
+def test_a_two_round_window_says_two_rounds() -> None:
+    stuck = Ledger((_iss(1, "same"),))
+    decision = check([stuck, stuck], 5, angle_injected=True, window=2)
+    assert decision.detail == "I1 went round in circles for 2 rounds after a new angle"
 
 
 def test_three_circular_issues_are_named_in_a_list() -> None:
