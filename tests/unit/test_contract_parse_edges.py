@@ -68,3 +68,9 @@ def test_severity_warnings_name_the_item_and_quote_40_characters() -> None:
         "dropped new_points[1].severity ('" + "x" * 39 + " is not blocking/major/minor); "
         "stances[0].severity ('huge' is not blocking/major/minor)",
     )
+
+
+def test_an_empty_reply_has_no_contract_and_never_raises() -> None:
+    for reply in ("", "   \n"):
+        got = parse(reply, IDS)
+        assert (got.contract, got.error) == (None, "no json block found at the end of the reply")
