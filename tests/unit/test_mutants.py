@@ -371,12 +371,13 @@ def test_both_sides_evidence_gets_its_checks() -> None:
     assert issue.checks_b == (EvidenceCheck("b.py:2", None, "outside"),)
 
 
-def test_recent_turns_are_the_two_rounds_before_and_a_of_this_round_for_b() -> None:
+def test_recent_turns_are_the_two_rounds_before_and_this_rounds_other_replies() -> None:
     from collab.prompt_views import TurnView, recent_turns
 
-    history = [TurnView(r, s, s, f"{s}{r}", "ok") for r in (1, 2, 3, 4) for s in ("A", "B")]
+    history = [TurnView(r, s, s, f"{s}{r}", "ok") for r in (1, 2, 3) for s in ("A", "B")]
+    history.append(TurnView(4, "B", "B", "B4", "ok"))  # B spoke first in round 4
     shown = {side: [t.prose for t in recent_turns(history, side, 4)] for side in ("A", "B")}
-    assert shown == {"A": ["A2", "B2", "A3", "B3"], "B": ["A2", "B2", "A3", "B3", "A4"]}
+    assert shown == {"A": ["A2", "B2", "A3", "B3", "B4"], "B": ["A2", "B2", "A3", "B3"]}
 
 
 def test_the_contract_example_with_long_or_only_closed_ids() -> None:

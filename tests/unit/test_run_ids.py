@@ -129,8 +129,9 @@ def test_each_refusal_word_for_word() -> None:
         "no-batches": "no batches yet: @last-batch names the newest one",
         "at": f"not a run id: '@first' (give {forms})",
         "space": f"not a run id: '3fa9 c1' (give {forms})",
-        "short": "no run with id b12 (a suffix needs at least 4 characters): see collab list",
-        "none": "no run with id zzzz: see collab list",
+        "short": "no run with id b12 (a suffix needs at least 4 characters); did you mean "
+        "'20261201-120400-77ab12'?",
+        "none": "no run with id zzzz; see collab list",
         "nine-of-ten": "run id 20261201-1200 is ambiguous (10 match: "
         + ", ".join(many[:8]) + " …)",
     }  # fmt: skip
@@ -177,7 +178,7 @@ def test_batch_ids_are_named_as_batches() -> None:
     ids = ["batch-20261201-120000-aaaaaa"]
     with pytest.raises(UsageError) as err:
         resolve_batch_id("zzzz", ids)
-    assert str(err.value) == "no batch with id zzzz: see collab list"
+    assert str(err.value) == "no batch with id zzzz; see collab list"
     with pytest.raises(UsageError) as err:
         resolve_batch_id("@last-batch", [])
     assert str(err.value) == "no batches yet: @last-batch names the newest one"
