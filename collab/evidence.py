@@ -95,7 +95,8 @@ def escapes(path: str) -> bool:
 
 
 def normal(path: str) -> str:
-    return posixpath.normpath(path.removeprefix("./"))
+    """``./a/b.py``, ``.//a/b.py`` and ``a/./b.py`` are ``a/b.py`` (never ``/a/b.py``)."""
+    return posixpath.normpath(path)
 
 
 # What the I/O layer found for a cite's path: its lines, or why there are none.

@@ -4,6 +4,8 @@ in the run's language, under the Judge's own headings. Pure: no I/O."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from collab.evidence import marks
 from collab.lang import Lang
 from collab.ledger import Issue, counts
@@ -63,11 +65,19 @@ def checked(issue: Issue, side: Side, cap: int) -> str:
     return f"{text} ({md_cell(marks(found), 200)})" if found else text
 
 
+# Why the Judge's summary is the ledger's: it failed (no answer), its answer lacked a
+# required section even when asked again, or the cost cap was reached before it was asked.
+FallbackCause = Literal["no-answer", "no-sections", "cost-cap"]
+
 # The fallback summary's words per language; its headings are the Judge's own
 # (templates/<lang>/judge.md.j2), so a reader finds the same sections either way.
 _FALLBACK: dict[str, dict[str, str]] = {
     "en": {
-        "note": "> Summary written by collab from the issue ledger: the Judge did not answer.",
+        "no-answer": "> Summary written by collab from the issue ledger: the Judge did not answer.",
+        "no-sections": "> Summary written by collab from the issue ledger: the Judge answered "
+        "without the required sections.",
+        "cost-cap": "> Summary written by collab from the issue ledger: the cost cap was reached "
+        "before the Judge was asked.",
         "tldr": "- {n} issues raised over {rounds} rounds: "
         "{resolved} resolved, {open} still open, {dropped} dropped.",
         "stopped": "- Stopped: {reason} — {detail}", "unknown": "unknown",
@@ -79,7 +89,11 @@ _FALLBACK: dict[str, dict[str, str]] = {
         "both sides named.", "act": "- Act on the agreements above.", "dropped": "Dropped: ",
     },
     "ja": {
-        "note": "> 審判が応答しなかったため、このまとめは collab が論点台帳から作成しました。",
+        "no-answer": "> 審判が応答しなかったため、このまとめは collab が論点台帳から作成しました。",
+        "no-sections": "> 審判の回答に必要な見出しがなかったため、このまとめは collab が"
+        "論点台帳から作成しました。",
+        "cost-cap": "> 費用の上限に達したため審判には依頼せず、このまとめは collab が"
+        "論点台帳から作成しました。",
         "tldr": "- {rounds}ラウンドで{n}件の論点が提起されました: "
         "解決済み{resolved}件、未解決{open}件、取り下げ{dropped}件。",
         "stopped": "- 終了理由: {reason} — {detail}", "unknown": "不明",
@@ -102,9 +116,10 @@ _JA_STOP = {"converged-early": "双方が収束しました",
             "settled": "直前のラウンドで何も変わらなかったため終了しました"}  # fmt: skip
 
 
-def fallback_summary(state: RunState) -> str:
+def fallback_summary(state: RunState, cause: FallbackCause = "no-answer") -> str:
     """Written by us from the ledger when the judge cannot answer: the outcome is never
-    lost. In the run's language, with the Judge's headings."""
+    lost. In the run's language, with the Judge's headings; its first line says why
+    (``cause``: the Judge failed, answered without its sections, or the cost cap came first)."""
     cfg = state.config
     w = _FALLBACK[cfg.lang]
     ledger = state.ledger()
@@ -118,7 +133,7 @@ def fallback_summary(state: RunState) -> str:
     if cfg.lang == "ja" and reason in _JA_STOP:  # the detail is English: say it in Japanese
         reason, detail = f"{_JA_STOP[reason]} ({reason})", ""
     out = [
-        w["note"],
+        w[cause],
         "",
         "## TL;DR",
         w["tldr"].format(n=len(ledger.issues), rounds=state.rounds_done(), **c),

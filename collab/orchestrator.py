@@ -47,7 +47,7 @@ from collab.favours import flip_of
 from collab.judge.answer import seat_labels
 from collab.judge.labels import Labels
 from collab.ledger import Ledger
-from collab.ledger_summary import fallback_summary
+from collab.ledger_summary import FallbackCause, fallback_summary
 from collab.parallel import hold_signals, run_parallel, sigterm_as_interrupt
 from collab.planning import plan_for
 from collab.prices import fmt_cost
@@ -515,7 +515,10 @@ class Orchestrator:
                 st.last_note(),
                 absent=self._absent(),
             )
-        text = answer.text if answer.text is not None else fallback_summary(st)
+        # No meta: never asked (the cost cap); no raw: it failed; raw: it lacked a section.
+        cause: FallbackCause = "cost-cap" if answer.meta is None else "no-answer"
+        cause = "no-sections" if answer.raw is not None else cause
+        text = answer.text if answer.text is not None else fallback_summary(st, cause)
         fallback = answer.text is None
         st.judge = Judge(text=text, fallback=fallback, meta=answer.meta, raw=answer.raw)
         self._save()

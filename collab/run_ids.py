@@ -135,7 +135,7 @@ def resolve_run_id(
 def resolve_batch_id(ref: str, ids: Sequence[str]) -> str:
     """The full id of the batch ``ref`` names among ``ids`` (newest first); ``@last`` and
     ``@last-batch`` both name the newest batch."""
-    return pick(LAST if ref == LAST_BATCH else ref, ids, "batch")
+    return pick(ref, ids, "batch")
 
 
 def _plain(ref: str) -> bool:

@@ -75,3 +75,20 @@ def test_auto_through_validation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     cfg = build_config(req, BUILTIN.keys())
     assert cfg.judge.agent == "gemini"
     assert (cfg.agent_a.agent, cfg.agent_b.agent) == ("claude", "claude")
+
+
+def test_a_debater_of_a_configured_agent_excludes_no_family(tmp_path: Path) -> None:
+    """A debater from the user's [agents] table has no family: any logged-in family judges."""
+    fake_bin(tmp_path, "claude")
+    env = {"PATH": str(tmp_path), "HOME": str(tmp_path), "ANTHROPIC_API_KEY": "k"}
+    assert pick_judge(("my-wrapper", "my-wrapper"), [*BUILTIN, "my-wrapper"], env) == "claude"
+
+
+def test_an_agent_installed_under_its_override_counts(tmp_path: Path) -> None:
+    """COLLAB_CODEX_BIN names codex's binary; it need not be on PATH under its own name."""
+    elsewhere = tmp_path / "opt"
+    elsewhere.mkdir()
+    fake_bin(elsewhere, "codex-nightly")
+    env = {"PATH": str(tmp_path / "empty"), "HOME": str(tmp_path), "OPENAI_API_KEY": "k",
+           "COLLAB_CODEX_BIN": str(elsewhere / "codex-nightly")}  # fmt: skip
+    assert pick_judge(("claude", "claude"), BUILTIN.keys(), env) == "codex"

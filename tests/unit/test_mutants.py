@@ -49,10 +49,25 @@ def test_finish_appends_one_line_naming_each_skipped_issue() -> None:
     )
 
 
+def test_skipped_ids_are_listed_with_a_comma_and_a_lowercase_prefix_is_no_mention() -> None:
+    text = "## TL;DR\n- I1 I2 I5 I6 I7 I8 I9 I10 settled; aI3 and xI4 are words, not ids."
+    assert skipped_open_ids(text, LEDGER) == ["I3", "I4"]
+    assert finish(text, Labels("A", "x", "y"), LEDGER, "en").endswith(
+        "\n\n> Open, but not covered by the Judge's summary: I3 (T3), I4 (T4)."
+    )
+
+
 def test_a_heading_word_followed_by_other_letters_is_not_the_section() -> None:
     closed = Ledger()
     found = missing_sections("## TL;DR\n## Crux\n## Minority reports（要約）\n", closed)
     assert [s.key for s in found] == ["minority"]
+
+
+def test_a_heading_word_run_on_into_japanese_is_judged_by_its_next_letter() -> None:
+    """ "Crux" then Japanese names the Crux; "Cruxs" then Japanese is another word."""
+    sections = "## TL;DR\n## Minority report\n"
+    assert missing_sections(sections + "## Cruxの要点\n", Ledger()) == ()
+    assert [s.key for s in missing_sections(sections + "## Cruxsの要点\n", Ledger())] == ["crux"]
 
 
 def test_merged_meta_rounds_as_a_single_call_does() -> None:
@@ -76,6 +91,30 @@ def test_side_of_with_a_first() -> None:
     assert (a_first.side_of("Position 1"), a_first.side_of("Position 2")) == ("A", "B")
     b_first = Labels("B", "x", "y")
     assert (b_first.side_of("Position 1"), b_first.side_of("Position 2")) == ("B", "A")
+
+
+def test_hide_with_a_first() -> None:
+    """With A as Position 1, "Role A" and A's name become Position 1, B's Position 2."""
+    a_first = Labels("A", "Ann", "Bob")
+    assert (
+        a_first.hide("Role A, Role B; Ann, Bob") == "Position 1, Position 2; Position 1, Position 2"
+    )
+
+
+def test_a_name_that_begins_another_is_tried_after_it() -> None:
+    """ "Architect" and "Architect Lead": the longer name is hidden whole (not "Position 1
+    Lead"), and the labels map back the same way."""
+    labels = Labels("A", "Architect", "Architect Lead")
+    assert labels.hide("Architect Lead and Architect") == "Position 2 and Position 1"
+    assert labels.reveal("Position 2 and Position 1") == "Architect Lead and Architect"
+
+
+def test_label_order_with_either_side_first() -> None:
+    """The Judge prompt lists the positions in this order: Position 1's side, then the other."""
+    assert (Labels("A", "x", "y").order(), Labels("B", "x", "y").order()) == (
+        ("A", "B"),
+        ("B", "A"),
+    )
 
 
 # -- convergence ------------------------------------------------------------------------------
@@ -120,8 +159,14 @@ def test_circular_ids_defaults_and_window() -> None:
     one = Ledger((_iss(1, "same words here"),))
     reworded = Ledger((_iss(1, "same words here!"),))
     assert circular_ids([one, reworded, one]) == ("I1",)  # the default similarity
-    with pytest.raises(ValueError, match="window must be at least 2 rounds"):
+    with pytest.raises(ValueError, match=r"^window must be at least 2 rounds$"):
         circular_ids([one], window=1)
+
+
+def test_a_two_round_window_says_two_rounds() -> None:
+    stuck = Ledger((_iss(1, "same"),))
+    decision = check([stuck, stuck], 5, angle_injected=True, window=2)
+    assert decision.detail == "I1 went round in circles for 2 rounds after a new angle"
 
 
 def test_three_circular_issues_are_named_in_a_list() -> None:
@@ -151,6 +196,39 @@ def test_truncate_to_one_character_is_the_ellipsis() -> None:
     assert md_cell("ab|cdef", 4) == "ab\\|…"
 
 
+def test_clean_tree_cleans_every_string_value_inside() -> None:
+    from collab.text import clean_tree
+
+    doc = {"a": "x\x00y", "b": ["\x07z", ("q\u202e",)], "n": 3, "none": None, "k\x00": "v"}
+    assert clean_tree(doc) == {"a": "xy", "b": ["z", ["q"]], "n": 3, "none": None, "k\x00": "v"}
+
+
+def test_an_empty_prompt_cell_is_a_dash() -> None:
+    from collab.text import prompt_cell
+
+    assert [prompt_cell(t, 10) for t in ("", " \n\t", "a|b")] == ["—", "—", "a\\|b"]
+
+
+def test_markers_of_look_alike_less_than_signs_alone_are_defused() -> None:
+    from collab.text import for_prompt
+
+    assert for_prompt("﹤﹤﹤END x", 50) == "‹‹‹END x"  # small form only
+    assert for_prompt("＜＜＜ collab x", 50) == "‹‹‹ collab x"  # fullwidth only
+
+
+def test_a_negative_cap_says_so() -> None:
+    from collab.text import cap
+
+    with pytest.raises(ValueError, match=r"^cap must be >= 0, not -1$"):
+        cap("x", -1)
+
+
+def test_each_unicode_line_break_alone_becomes_a_newline() -> None:
+    from collab.text import clean
+
+    assert [clean(f"a{nl}b") for nl in ("\r", "\r\n", "\u0085", "\u2028", "\u2029")] == ["a\nb"] * 5
+
+
 # -- prompt views -----------------------------------------------------------------------------
 
 
@@ -162,6 +240,7 @@ def test_older_replies_are_an_excerpt_of_a_fifth_at_least_200() -> None:
         return DebateConfig("T", Role("A", "a", "a"), Role("B", "b", "b"), max_chars=n)
 
     assert [older_reply_cap(cfg(n)) for n in (500, 1000, 1500)] == [200, 200, 300]
+    assert older_reply_cap(cfg(1504)) == 300  # whole characters: a cap is a slice length
 
 
 def test_issue_rows_live_and_stale() -> None:
@@ -238,3 +317,85 @@ def test_the_contract_example_names_an_open_issue_first() -> None:
     assert caps == (5, 120, 600, 300)
     long_id = Ledger((Issue("I" + "1" * 20, "t", "A", "open", "", "", 1, 1),))
     assert contract_view(long_id).ids == ("I" + "1" * 15 + "…[truncated 5 chars]",)
+
+
+# -- ledger ---------------------------------------------------------------------------------
+
+
+def test_the_stored_ledger_row_holds_every_field() -> None:
+    """What state.json and --json keep of an issue (fields added later may sit beside)."""
+    from collab.evidence import EvidenceCheck
+    from collab.ledger import SeverityChange, ledger_to_dict
+
+    issue = Issue(
+        "I1", "Cache", "A", "dropped", "ea", "eb", 1, 3, frozenset({"B", "A"}), "drop", "moot",
+        "minor", (SeverityChange("B", "major", "minor", 2),),
+        (EvidenceCheck("a.py:1", "x", "verified"),), (EvidenceCheck("b.py:2", None, "outside"),),
+    )  # fmt: skip
+    (row,) = ledger_to_dict(Ledger((issue,)))
+    expected = {
+        "id": "I1", "title": "Cache", "raised_by": "A", "status": "dropped",
+        "evidence_a": "ea", "evidence_b": "eb", "round_opened": 1, "round_updated": 3,
+        "dropped_by": ["A", "B"], "resolution": "drop", "reason": "moot", "severity": "minor",
+        "severity_changes": [{"side": "B", "old": "major", "new": "minor", "round_no": 2}],
+        "checks_a": [{"cite": "a.py:1", "quote": "x", "status": "verified"}],
+        "checks_b": [{"cite": "b.py:2", "quote": None, "status": "outside"}],
+    }  # fmt: skip
+    assert {k: row[k] for k in expected} == expected
+
+
+def test_an_issue_reopened_after_its_raiser_dropped_it_closes_when_the_other_drops_too() -> None:
+    """A drops its own I1, B reopens it, then B drops it with a reason: every side has
+    now stepped away, so it is dropped (not left open with both sides gone)."""
+    ledger = replay([
+        ("A", 1, Contract(new_points=(NewPoint("Cache", "e"),))),
+        ("A", 2, Contract(stances=(StanceUpdate("I1", "drop", "moot"),))),
+        ("B", 2, Contract(stances=(StanceUpdate("I1", "contest", "not moot"),))),
+        ("B", 3, Contract(stances=(StanceUpdate("I1", "drop", "fine, moot"),))),
+    ])  # fmt: skip
+    (issue,) = ledger.issues
+    assert (issue.status, issue.dropped_by, issue.resolution, issue.reason) == (
+        "dropped", frozenset({"A", "B"}), "drop", "fine, moot"
+    )  # fmt: skip
+
+
+def test_both_sides_evidence_gets_its_checks() -> None:
+    from collab.evidence import EvidenceCheck
+    from collab.ledger import with_checks
+
+    ledger = Ledger((Issue("I1", "t", "A", "open", "see a.py:1", "see b.py:2", 1, 1),))
+    (issue,) = with_checks(
+        ledger, {("a.py:1", None): "verified", ("b.py:2", None): "outside"}
+    ).issues
+    assert issue.checks_a == (EvidenceCheck("a.py:1", None, "verified"),)
+    assert issue.checks_b == (EvidenceCheck("b.py:2", None, "outside"),)
+
+
+def test_recent_turns_are_the_two_rounds_before_and_this_rounds_other_replies() -> None:
+    from collab.prompt_views import TurnView, recent_turns
+
+    history = [TurnView(r, s, s, f"{s}{r}", "ok") for r in (1, 2, 3) for s in ("A", "B")]
+    history.append(TurnView(4, "B", "B", "B4", "ok"))  # B spoke first in round 4
+    shown = {side: [t.prose for t in recent_turns(history, side, 4)] for side in ("A", "B")}
+    assert shown == {"A": ["A2", "B2", "A3", "B3", "B4"], "B": ["A2", "B2", "A3", "B3"]}
+
+
+def test_the_contract_example_with_long_or_only_closed_ids() -> None:
+    from collab.prompt_views import contract_view
+
+    long_id = Ledger((Issue("I" + "1" * 20, "t", "A", "open", "", "", 1, 1),))
+    assert contract_view(long_id).example_id == "I" + "1" * 15 + "…[truncated 5 chars]"
+    closed = Ledger((Issue("I2", "t", "A", "resolved", "", "", 1, 1),))
+    assert contract_view(closed).example_id == "I2"  # the first id, when none is open
+
+
+def test_a_failed_evidence_line_is_cut_at_300_characters() -> None:
+    from collab.evidence import EvidenceCheck
+    from collab.prompt_views import failed_evidence
+
+    bad = tuple(EvidenceCheck(f"src/module_{n}.py:{n}", None, "wrong-line") for n in range(20))
+    ledger = Ledger((Issue("I1", "t", "A", "open", "", "", 1, 1, checks_b=bad),))
+    (line,) = failed_evidence(ledger, lambda side: f"Role {side}")
+    marks = ", ".join(f"src/module_{n}.py:{n} ✗ wrong-line" for n in range(20))
+    full = f"I1, Role B: {marks}"
+    assert line == f"{full[:300]}…[truncated {len(full) - 300} chars]"

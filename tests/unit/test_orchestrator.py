@@ -244,6 +244,8 @@ def test_the_cost_cap_skips_the_judge_for_the_ledger_summary() -> None:
     run = debate({}, Reply(said(["x"]), cost_usd=0.03), max_cost=0.05, opening="sequential")
     judge = run.state.judge
     assert judge is not None and judge.fallback and judge.meta is None
+    why = "the cost cap was reached before the Judge was asked."
+    assert judge.text.splitlines()[0].endswith(why)
     assert "judge" not in " ".join(run.steps())
     assert any("cost cap reached" in str(e.get("text")) for e in run.events)
 
@@ -377,17 +379,25 @@ class JudgeCase(NamedTuple):
     fallback: bool
     steps: list[str]
     fixes: list[Answer] | None = None  # the retry that names the missing sections
+    why: str = ""  # the fallback summary's first line ends so: it says what happened
 
 
+NO_ANSWER = "the Judge did not answer."
+NO_SECTIONS = "the Judge answered without the required sections."
 JUDGES = [
     JudgeCase("answers", [JUDGE], False, ["judge-1"]),
     JudgeCase("fails-then-answers", [Reply(exit_code=1, stderr="x"), JUDGE], False,
               ["judge-1", "judge-2"]),
-    JudgeCase("fails-twice", [Reply(exit_code=1, stderr="x")] * 2, True, ["judge-1", "judge-2"]),
-    JudgeCase("times-out-twice", [Reply(hang=True)] * 2, True, ["judge-1", "judge-2"]),
+    JudgeCase("fails-twice", [Reply(exit_code=1, stderr="x")] * 2, True, ["judge-1", "judge-2"],
+              why=NO_ANSWER),
+    JudgeCase("times-out-twice", [Reply(hang=True)] * 2, True, ["judge-1", "judge-2"],
+              why=NO_ANSWER),
     JudgeCase("no-sections-then-mended", ["## TL;DR\nonly this"], False,
               ["judge-1", "judge-fix-1"], [JUDGE]),
-    JudgeCase("refuses-twice", [REFUSAL], True, ["judge-1", "judge-fix-1"], [REFUSAL]),
+    JudgeCase("refuses-twice", [REFUSAL], True, ["judge-1", "judge-fix-1"], [REFUSAL],
+              why=NO_SECTIONS),
+    JudgeCase("refuses-then-fails", [REFUSAL], True, ["judge-1", "judge-fix-1", "judge-fix-2"],
+              [Reply(exit_code=1, stderr="x")] * 2, why=NO_SECTIONS),
 ]  # fmt: skip
 
 
@@ -402,6 +412,7 @@ def test_the_judge(case: JudgeCase) -> None:
     assert [s for s in run.steps() if s.startswith("judge")] == case.steps
     if case.fallback:
         assert "I1" in judge.text and "tabs" in judge.text  # the ledger, summarised
+        assert judge.text.splitlines()[0].endswith(case.why)
     else:
         assert "The Judge's summary." in judge.text
     assert [e["fallback"] for e in run.events if e["event"] == "judge_finished"] == [case.fallback]

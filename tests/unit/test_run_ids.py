@@ -97,3 +97,114 @@ def test_batch_ids() -> None:
     assert resolve_batch_id("bbbbbb", ids) == ids[1]
     with pytest.raises(UsageError, match="ambiguous"):
         resolve_batch_id("batch-2026", ids)
+
+
+# -- each message word for word (mutation testing: CONTRIBUTING.md) ---------------------------
+
+
+def _error(ref: str, ids: list[str], what: str = "run") -> str:
+    with pytest.raises(UsageError) as err:
+        pick(ref, ids, what)
+    return str(err.value)
+
+
+def test_each_refusal_word_for_word() -> None:
+    forms = (
+        "a run id, a unique prefix, a unique suffix of at least 4 characters, or @last "
+        "(collab list)"
+    )
+    many = [f"20261201-1200{n:02d}-aaaaaa" for n in range(10)]
+    assert {
+        "empty": _error("  ", IDS),
+        "no-runs": _error("@last", []),
+        "no-batches": _error("@last-batch", [], "batch"),
+        "at": _error("@first", IDS),
+        "space": _error("3fa9 c1", IDS),
+        "short": _error("b12", IDS),
+        "none": _error("zzzz", IDS),
+        "nine-of-ten": _error("20261201-1200", many),
+    } == {
+        "empty": f"an empty run id: give {forms}",
+        "no-runs": "no runs yet: @last names the newest one",
+        "no-batches": "no batches yet: @last-batch names the newest one",
+        "at": f"not a run id: '@first' (give {forms})",
+        "space": f"not a run id: '3fa9 c1' (give {forms})",
+        "short": "no run with id b12 (a suffix needs at least 4 characters); did you mean "
+        "'20261201-120400-77ab12'?",
+        "none": "no run with id zzzz; see collab list",
+        "nine-of-ten": "run id 20261201-1200 is ambiguous (10 match: "
+        + ", ".join(many[:8]) + " …)",
+    }  # fmt: skip
+    two = _error("2026120", IDS)
+    assert two == f"run id 2026120 is ambiguous (2 match: {IDS[0]}, {IDS[1]})"  # no "…"
+
+
+def test_a_plain_id_is_up_to_64_letters_digits_dashes_and_underscores() -> None:
+    assert pick(" 77ab12\n", IDS) == IDS[1]  # spaces around are not part of it
+    assert pick("@last", IDS) == IDS[0] and pick("@last-batch", IDS) == IDS[0]
+    ok = "a_b-" + "c" * 60
+    assert pick(ok, [ok]) == ok
+    assert _error(ok + "c", [ok + "c"]).startswith("not a run id")  # 65 characters
+    assert _error("a.b", ["a.b"]).startswith("not a run id")
+
+
+def test_resolve_refuses_batches_word_for_word(hermetic_env: Path) -> None:
+    root = _runs(hermetic_env)
+    with pytest.raises(UsageError) as err:
+        resolve_run_id("batch-20261201", root)
+    assert str(err.value) == "batch-20261201 is a batch id; this takes a run id"
+    with pytest.raises(UsageError) as err:
+        resolve_run_id("@last-batch", root)
+    assert str(err.value) == "@last-batch names a batch; this takes a run id (use @last)"
+
+
+def test_run_ids_newest_first_plain_directories_only(hermetic_env: Path) -> None:
+    from collab.run_ids import run_ids
+
+    root = _runs(hermetic_env)
+    (root / "notes.txt").write_text("x")
+    (root / ".partial").mkdir()
+    assert run_ids(root) == sorted(IDS, reverse=True)
+    assert run_ids(root, by_start=True) == [IDS[1], IDS[0], IDS[2]]
+    assert run_ids(hermetic_env / "nowhere") == []
+
+
+def test_exactly_eight_matches_are_listed_without_an_ellipsis() -> None:
+    eight = [f"20261201-1200{n:02d}-aaaaaa" for n in range(8)]
+    assert _error("20261201-1200", eight).endswith(f"(8 match: {', '.join(eight)})")
+
+
+def test_batch_ids_are_named_as_batches() -> None:
+    ids = ["batch-20261201-120000-aaaaaa"]
+    with pytest.raises(UsageError) as err:
+        resolve_batch_id("zzzz", ids)
+    assert str(err.value) == "no batch with id zzzz; see collab list"
+    with pytest.raises(UsageError) as err:
+        resolve_batch_id("@last-batch", [])
+    assert str(err.value) == "no batches yet: @last-batch names the newest one"
+
+
+def test_a_root_other_than_collab_home_is_the_one_read(hermetic_env: Path) -> None:
+    from collab.run_ids import run_ids
+
+    other = _runs(hermetic_env / "elsewhere")  # COLLAB_HOME/runs stays empty
+    assert run_ids(other) == sorted(IDS, reverse=True)
+    assert run_ids(other, by_start=True) == [IDS[1], IDS[0], IDS[2]]
+    assert resolve_run_id("77ab12", other) == IDS[1] and resolve_run_id(None, other) == IDS[1]
+
+
+def test_an_unreadable_runs_dir_is_a_storage_error_saying_read(
+    hermetic_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from collab.errors import StorageError
+    from collab.run_ids import run_ids
+
+    root = _runs(hermetic_env)
+
+    def refuse(self: Path) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(Path, "iterdir", refuse)
+    with pytest.raises(StorageError) as err:
+        run_ids(root)
+    assert str(err.value).startswith(f"cannot read {root}: ")

@@ -1,0 +1,76 @@
+"""Edges of contract parsing (``collab.contract_parse``) that change what a debater's
+turn keeps: control characters inside JSON strings, and every dropped item named."""
+
+from __future__ import annotations
+
+from collab.contract import NewPoint, StanceUpdate
+from collab.contract_parse import parse
+
+IDS = frozenset({"I1", "I2"})
+TAB_POINT = '{"new_points": [{"title": "a\tb", "evidence": "line one\nline two"}]}'
+
+
+def test_a_raw_tab_or_newline_inside_a_json_string_is_read_without_repair() -> None:
+    got = parse(f"My case.\n```json\n{TAB_POINT}\n```", IDS)
+    assert got.contract is not None and got.warnings == ()  # no "was repaired"
+    assert got.contract.new_points == (NewPoint("a\tb", "line one\nline two"),)
+
+
+def test_a_bare_object_after_prose_on_its_line_may_hold_a_raw_tab() -> None:
+    got = parse(f"My case, then the contract: {TAB_POINT}", IDS)
+    assert got.contract is not None and got.prose == "My case, then the contract:"
+    assert got.warnings == ("the contract came without a fence",)
+
+
+def test_every_dropped_item_is_named_in_one_line_and_in_the_error() -> None:
+    two_bad = '{"stances": [{"id": "I7", "stance": "agree", "evidence": "x"}, {"id": "I1"}]}'
+    got = parse(f"```json\n{two_bad}\n```", IDS)
+    dropped = (
+        "stances[0] ('I7' is not a known issue id); "
+        "stances[1] (stance must be one of agree/contest/drop)"
+    )
+    assert got.error == f"nothing in the json block was usable: {dropped}"
+    assert got.warnings == (f"dropped {dropped}",)
+    one_good = (
+        '{"stances": [{"id": "I1", "stance": "contest", "evidence": "no"}, '
+        '{"id": "I9", "stance": "drop", "evidence": "x"}, 5]}'
+    )
+    kept = parse(f"```json\n{one_good}\n```", IDS)
+    assert kept.contract is not None and kept.contract.stances == (
+        StanceUpdate("I1", "contest", "no"),
+    )
+    assert kept.warnings == (
+        "dropped stances[1] ('I9' is not a known issue id); "
+        "stances[2] (an object was expected, not a number)",
+    )
+    assert (kept.sent, kept.kept) == (3, 1)
+
+
+def test_a_long_unknown_favours_is_quoted_to_20_characters() -> None:
+    body = (
+        '{"new_points": [{"title": "t", "evidence": "e"}], "favours": "Option two: SQLite on disk"}'
+    )
+    reply = f"```json\n{body}\n```"
+    got = parse(reply, IDS, option_ids=("O1", "O2"))
+    assert got.warnings == ("favours ignored: 'Option two: SQLite o' is not an option id (O1, O2)",)
+
+
+def test_severity_warnings_name_the_item_and_quote_40_characters() -> None:
+    body = (
+        '{"new_points": [{"title": "t", "evidence": "e", "severity": ""},'
+        ' {"title": "u", "evidence": "e", "severity": "' + "x" * 50 + '"}],'
+        ' "stances": [{"id": "I1", "stance": "contest", "evidence": "no", "severity": "huge"}]}'
+    )
+    got = parse(f"```json\n{body}\n```", IDS)
+    assert got.contract is not None
+    assert [p.severity for p in got.contract.new_points] == ["major", "major"]  # "" is unset
+    assert got.warnings == (
+        "dropped new_points[1].severity ('" + "x" * 39 + " is not blocking/major/minor); "
+        "stances[0].severity ('huge' is not blocking/major/minor)",
+    )
+
+
+def test_an_empty_reply_has_no_contract_and_never_raises() -> None:
+    for reply in ("", "   \n"):
+        got = parse(reply, IDS)
+        assert (got.contract, got.error) == (None, "no json block found at the end of the reply")
