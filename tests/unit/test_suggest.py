@@ -57,8 +57,12 @@ def a_run() -> str:
 
 
 def typo_of(word: str) -> str:
-    """``word`` with its last two characters swapped: the commonest slip."""
-    return word[:-2] + word[-1] + word[-2]
+    """``word`` with its last two differing neighbours swapped: the commonest slip (a
+    random run id may end in two equal characters, whose swap would be no typo)."""
+    i = max(n for n in range(len(word) - 1) if word[n] != word[n + 1])
+    typo = word[:i] + word[i + 1] + word[i] + word[i + 2 :]
+    assert typo != word
+    return typo
 
 
 def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
