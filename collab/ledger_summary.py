@@ -113,7 +113,9 @@ _JA_STOP = {"converged-early": "双方が収束しました",
             "circular-break": "議論が同じ論点を回り続けたため打ち切りました",
             "timeout": "時間の上限に達しました", "budget": "費用の上限に達しました",
             "interrupted": "ユーザーが中断しました",
-            "settled": "直前のラウンドで何も変わらなかったため終了しました"}  # fmt: skip
+            "settled": "直前のラウンドで何も変わらなかったため終了しました",
+            "no-contract": "どの席からも有効なjsonブロックが返りませんでした",
+            "too-few-seats": "第1ラウンドに答えた席が1つだけでした"}  # fmt: skip
 
 
 def fallback_summary(state: RunState, cause: FallbackCause = "no-answer") -> str:

@@ -151,10 +151,20 @@ def test_nothing_open_no_stop_reason_and_nothing_dropped() -> None:
     assert ja[ja.index("## 未解決の対立点") + 1] == "- なし"
 
 
+def test_every_stop_reason_is_said_in_japanese() -> None:
+    from collab.convergence import STOP_REASONS
+
+    st = state("ja")
+    for reason in STOP_REASONS:
+        st.stop_reason, st.stop_detail = reason, "an English detail"
+        said = fallback_summary(st)
+        assert f"({reason})" in said and "an English detail" not in said, reason
+
+
 def test_an_untranslated_stop_reason_keeps_its_detail_in_japanese() -> None:
     st = state("ja")
-    st.stop_reason, st.stop_detail = "no-contract", "no usable contract in round 1"
-    assert "- 終了理由: no-contract — no usable contract in round 1" in fallback_summary(st)
+    st.stop_reason, st.stop_detail = "some-future-reason", "no usable contract in round 1"
+    assert "- 終了理由: some-future-reason — no usable contract in round 1" in fallback_summary(st)
 
 
 def test_no_agreements_and_an_empty_ledger() -> None:
