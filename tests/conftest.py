@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
-import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import processes_of, wait_until
+from tests.fakes import FakeAgent
+from tests.helpers import Cli, processes_of, wait_until
+
+__all__ = ["Cli", "FakeAgent", "contract_block"]
 
 _LEAKY = ("TMUX", "TMUX_PANE", "CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "COLLAB_TMUX_SOCKET")
 
@@ -57,59 +60,24 @@ def _cmdline(pid: int) -> str:
         return "?"
 
 
-FAKE_AGENT = Path(__file__).parent / "fakes" / "fake_agent.py"
-
-
-class FakeAgent:
-    """A scripted agent registered as ``fake`` in the test's COLLAB_HOME/config.toml.
-
-    ``script(rules, default)`` writes the script the fake answers from (see
-    tests/fakes/fake_agent.py); ``calls()`` lists what it was asked.
-    """
-
-    def __init__(self, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.dir = home / "fake"
-        self.dir.mkdir(exist_ok=True)
-        self.path = self.dir / "script.json"
-        monkeypatch.setenv("COLLAB_FAKE_SCRIPT", str(self.path))
-        (home / "config.toml").write_text(
-            "[agents.fake]\n"
-            f"argv = [{json.dumps(sys.executable)}, {json.dumps(str(FAKE_AGENT))},"
-            ' "--format", "claude-json"]\n'
-            'model_argv = ["--model", "{model}"]\n'
-            'output = "claude-json"\n'
-            "[agents.fake-stream]\n"
-            f"argv = [{json.dumps(sys.executable)}, {json.dumps(str(FAKE_AGENT))},"
-            ' "--format", "claude-stream"]\n'
-            'model_argv = ["--model", "{model}"]\n'
-            'output = "claude-json"\n'
-            "[agents.fake-text]\n"
-            f"argv = [{json.dumps(sys.executable)}, {json.dumps(str(FAKE_AGENT))},"
-            ' "--format", "text"]\n'
-            'output = "text"\n',
-            encoding="utf-8",
-        )
-        self.script([], "fallback reply")
-
-    def script(self, rules: list[dict[str, object]], default: object = None) -> Path:
-        doc: dict[str, object] = {"rules": rules}
-        if default is not None:
-            doc["default"] = default
-        self.path.write_text(json.dumps(doc), encoding="utf-8")
-        for suffix in (".state.json", ".calls.jsonl"):
-            Path(str(self.path) + suffix).unlink(missing_ok=True)
-        return self.path
-
-    def calls(self) -> list[dict[str, object]]:
-        p = Path(str(self.path) + ".calls.jsonl")
-        if not p.exists():
-            return []
-        return [json.loads(line) for line in p.read_text().splitlines() if line.strip()]
+@pytest.fixture
+def fake_agent(hermetic_env: Path, monkeypatch: pytest.MonkeyPatch) -> FakeAgent:
+    """The scripted agent, registered as ``fake`` (see tests.fakes.FakeAgent)."""
+    agent = FakeAgent(hermetic_env / "fake", home=hermetic_env)
+    monkeypatch.setenv("COLLAB_FAKE_SCRIPT", str(agent.path))
+    return agent
 
 
 @pytest.fixture
-def fake_agent(hermetic_env: Path, monkeypatch: pytest.MonkeyPatch) -> FakeAgent:
-    return FakeAgent(hermetic_env, monkeypatch)
+def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Cli:
+    """``collab ARGS``: ``cli(...)`` in this process, ``cli.process(...)`` / ``cli.popen(...)``
+    as its own (see tests.helpers.Cli). Rich wraps at 200 columns; temp files go under
+    the test's tmp_path."""
+    monkeypatch.setenv("COLUMNS", "200")  # rich wraps at 80 columns when not on a terminal
+    tmp = tmp_path / "tmp"
+    tmp.mkdir(exist_ok=True)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    return Cli(capsys, monkeypatch)
 
 
 def contract_block(

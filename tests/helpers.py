@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import io
+import json
 import os
+import subprocess
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any, NamedTuple
 
 
 def wait_until(pred: Callable[[], bool], timeout: float = 10.0, every: float = 0.01) -> bool:
@@ -130,3 +135,113 @@ JUDGE_REST_JA = (
     "\n\n## 未解決の対立点\n- 台帳のとおり。"
     "\n\n## 少数意見\n- 相手側の最良の論拠。"
 )
+
+
+class Outcome(NamedTuple):
+    """What one ``collab ARGS`` did: its exit code, stdout and stderr (text)."""
+
+    code: int
+    out: str
+    err: str
+
+    def json(self) -> Any:
+        """Stdout as the one JSON document ``--json`` prints."""
+        return json.loads(self.out)
+
+
+def _exit_code(exc: SystemExit) -> int:
+    if exc.code is None:
+        return 0
+    return exc.code if isinstance(exc.code, int) else 1
+
+
+class Cli:
+    """The one way tests run the command line (the ``cli`` fixture in tests/conftest.py).
+
+    ``cli("list", "--json")`` runs ``collab.cli.main`` in this process (stdout/stderr
+    captured); ``cli.process(...)`` runs ``python -m collab`` as its own process with the
+    same arguments and the same :class:`Outcome`, for what only a process shows (signals,
+    exit codes of the interpreter, inherited fds, ``/proc``); ``cli.popen(...)`` starts one
+    and hands the :class:`subprocess.Popen` back for a test that talks to it while it runs.
+    ``stdin``, ``env`` (added to the test's environment) and ``cwd`` work on every form.
+    """
+
+    def __init__(self, capsys: Any, monkeypatch: Any) -> None:
+        self._capsys = capsys
+        self._monkeypatch = monkeypatch
+
+    def __call__(
+        self,
+        *argv: str,
+        stdin: str | None = None,
+        env: Mapping[str, str] | None = None,
+        cwd: Path | None = None,
+    ) -> Outcome:
+        # imported here, not at the top: every test imports tests/helpers.py, and most
+        # never run the command line
+        from collab.cli import main
+
+        with self._monkeypatch.context() as mp:
+            for key, value in (env or {}).items():
+                mp.setenv(key, value)
+            if cwd is not None:
+                mp.chdir(cwd)
+            if stdin is not None:
+                mp.setattr(sys, "stdin", io.StringIO(stdin))
+            self._capsys.readouterr()
+            try:
+                main(list(argv))
+            except SystemExit as exc:
+                code = _exit_code(exc)
+            else:
+                code = 0
+            cap = self._capsys.readouterr()
+        return Outcome(code, cap.out, cap.err)
+
+    @staticmethod
+    def argv(*args: str) -> list[str]:
+        """The command line of ``collab ARGS`` as its own process (this interpreter)."""
+        return [sys.executable, "-m", "collab", *args]
+
+    @staticmethod
+    def _env(env: Mapping[str, str] | None) -> dict[str, str]:
+        return {**os.environ, **(env or {})}
+
+    def process(
+        self,
+        *argv: str,
+        stdin: str | None = None,
+        env: Mapping[str, str] | None = None,
+        cwd: Path | None = None,
+        timeout: float = 120.0,
+        replace_env: Mapping[str, str] | None = None,
+    ) -> Outcome:
+        """``collab ARGS`` as its own process; ``replace_env`` is the whole environment."""
+        proc = subprocess.run(
+            self.argv(*argv),
+            input=stdin,
+            stdin=None if stdin is not None else subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            env=dict(replace_env) if replace_env is not None else self._env(env),
+            cwd=cwd,
+            timeout=timeout,
+        )
+        return Outcome(proc.returncode, proc.stdout, proc.stderr)
+
+    def popen(
+        self,
+        *argv: str,
+        env: Mapping[str, str] | None = None,
+        cwd: Path | None = None,
+        **kwargs: Any,
+    ) -> subprocess.Popen[str]:
+        """``collab ARGS`` started as its own process (text pipes unless ``kwargs`` say)."""
+        options: dict[str, Any] = {
+            "stdin": subprocess.DEVNULL,
+            "stdout": subprocess.PIPE,
+            "stderr": subprocess.PIPE,
+            "text": True,
+        }
+        options.update(kwargs)
+        return subprocess.Popen(self.argv(*argv), env=self._env(env), cwd=cwd, **options)

@@ -4,21 +4,17 @@ config.toml defaults. Debates run with the scripted fake agent."""
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import signal
 import subprocess
 import sys
-import tempfile
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import pytest
 
-from collab.cli import main
 from collab.presets import DEFAULT_PRESET, get_preset, load_presets
-from tests.conftest import FakeAgent, contract_block
+from tests.conftest import Cli, FakeAgent, contract_block
 from tests.e2e.test_inputs import ALL_TOOLS, LOGIN_VARS, bin_dir
 from tests.helpers import JUDGE_REST, PRESET_KEYS, wait_until
 
@@ -34,58 +30,6 @@ RESULT_KEYS = {
     "roles", "rounds", "ledger", "counts", "turns", "judge", "cost_usd", "cost_usd_by_role",
     "tokens", "paths", "resume",
 }  # fmt: skip
-
-
-class Outcome(NamedTuple):
-    code: int
-    out: str
-    err: str
-
-    def json(self) -> Any:
-        return json.loads(self.out)
-
-
-def _exit_code(exc: SystemExit) -> int:
-    if exc.code is None:
-        return 0
-    return exc.code if isinstance(exc.code, int) else 1
-
-
-@pytest.fixture
-def cli(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> Callable[..., Outcome]:
-    """``collab ARGS`` in this process, as the console script runs it."""
-    monkeypatch.setenv("COLUMNS", "200")  # rich wraps at 80 columns when not on a terminal
-    tmp = tmp_path / "tmp"
-    tmp.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
-
-    def run(*argv: str) -> Outcome:
-        capsys.readouterr()
-        try:
-            main(list(argv))
-        except SystemExit as exc:
-            code = _exit_code(exc)
-        else:
-            code = 0
-        cap = capsys.readouterr()
-        return Outcome(code, cap.out, cap.err)
-
-    return run
-
-
-def run_collab(
-    args: list[str], env: dict[str, str] | None = None, timeout: float = 60.0
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "collab", *args],
-        capture_output=True,
-        text=True,
-        env=dict(os.environ) if env is None else env,
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,
-    )
 
 
 def script_debate(fake: FakeAgent) -> None:
@@ -119,7 +63,7 @@ def script_debate(fake: FakeAgent) -> None:
 COMMANDS = ("debate", "batch", "resume", "list", "show", "presets", "doctor")
 
 
-def test_help(cli: Callable[..., Outcome]) -> None:
+def test_help(cli: Cli) -> None:
     res = cli("--help")
     assert res.code == 0
     assert "Usage: collab" in res.out
@@ -127,11 +71,11 @@ def test_help(cli: Callable[..., Outcome]) -> None:
         assert command in res.out
 
 
-def test_python_m_collab_help() -> None:
-    res = run_collab(["--help"])
-    assert res.returncode == 0
-    assert "Usage: collab" in res.stdout
-    assert res.stderr == ""
+def test_python_m_collab_help(cli: Cli) -> None:
+    res = cli.process("--help")
+    assert res.code == 0
+    assert "Usage: collab" in res.out
+    assert res.err == ""
 
 
 def test_console_script_help() -> None:
@@ -149,7 +93,7 @@ def test_console_script_help() -> None:
     assert res.stderr.strip() == "collab: --rounds must be 1–7, got 9"
 
 
-def test_no_arguments_shows_help_and_exits_2(cli: Callable[..., Outcome]) -> None:
+def test_no_arguments_shows_help_and_exits_2(cli: Cli) -> None:
     """A usage error: the help goes to stderr, stdout stays empty."""
     res = cli()
     assert res.code == 2
@@ -169,7 +113,7 @@ SUBCOMMANDS = (
 
 
 @pytest.mark.parametrize("argv", [[*c.split(), "--help"] for c in SUBCOMMANDS], ids=SUBCOMMANDS)
-def test_command_help(cli: Callable[..., Outcome], argv: list[str]) -> None:
+def test_command_help(cli: Cli, argv: list[str]) -> None:
     res = cli(*argv)
     assert res.code == 0, res
     assert "Usage: collab" in res.out
@@ -178,7 +122,7 @@ def test_command_help(cli: Callable[..., Outcome], argv: list[str]) -> None:
 # -- presets ----------------------------------------------------------------------------------
 
 
-def test_presets_lists_every_builtin(cli: Callable[..., Outcome]) -> None:
+def test_presets_lists_every_builtin(cli: Cli) -> None:
     presets = load_presets()
     assert len(presets) == len(PRESET_KEYS)
     res = cli("presets")
@@ -193,7 +137,7 @@ def test_presets_lists_every_builtin(cli: Callable[..., Outcome]) -> None:
         assert f"{key} {len(p.seats)} A:" in flat
 
 
-def test_presets_json(cli: Callable[..., Outcome]) -> None:
+def test_presets_json(cli: Cli) -> None:
     res = cli("presets", "--json")
     assert res.code == 0
     doc = res.json()
@@ -208,7 +152,7 @@ def test_presets_json(cli: Callable[..., Outcome]) -> None:
     assert {p["key"] for p in doc["presets"]} == set(load_presets())
 
 
-def test_presets_show(cli: Callable[..., Outcome]) -> None:
+def test_presets_show(cli: Cli) -> None:
     p = get_preset("security-vs-performance")
     res = cli("presets", "show", "security-vs-performance")
     assert res.code == 0
@@ -219,7 +163,7 @@ def test_presets_show(cli: Callable[..., Outcome]) -> None:
         assert " ".join(role.description.split()[:8]) in flat
 
 
-def test_presets_show_json(cli: Callable[..., Outcome]) -> None:
+def test_presets_show_json(cli: Cli) -> None:
     res = cli("presets", "show", "security-vs-performance", "--json")
     assert res.code == 0
     doc = res.json()
@@ -230,7 +174,7 @@ def test_presets_show_json(cli: Callable[..., Outcome]) -> None:
     assert doc["role_b"]["description"] == get_preset("security-vs-performance").role_b.description
 
 
-def test_presets_show_panel_gives_every_seat(cli: Callable[..., Outcome]) -> None:
+def test_presets_show_panel_gives_every_seat(cli: Cli) -> None:
     p = get_preset("launch-readiness")
     res = cli("presets", "show", "launch-readiness")
     assert res.code == 0
@@ -244,7 +188,7 @@ def test_presets_show_panel_gives_every_seat(cli: Callable[..., Outcome]) -> Non
     ]
 
 
-def test_presets_show_unknown(cli: Callable[..., Outcome]) -> None:
+def test_presets_show_unknown(cli: Cli) -> None:
     res = cli("presets", "show", "nope")
     assert res.code == 2
     assert "unknown preset 'nope'" in res.err
@@ -254,7 +198,7 @@ def test_presets_show_unknown(cli: Callable[..., Outcome]) -> None:
 
 @pytest.mark.parametrize("logged_in", [True, False], ids=["ready", "not-logged-in"])
 def test_doctor_json_shape(
-    cli: Callable[..., Outcome],
+    cli: Cli,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     logged_in: bool,
@@ -286,7 +230,7 @@ def test_doctor_json_shape(
 # -- debate / list / show --json ---------------------------------------------------------------
 
 
-def test_debate_list_show_json(cli: Callable[..., Outcome], fake_agent: FakeAgent) -> None:
+def test_debate_list_show_json(cli: Cli, fake_agent: FakeAgent) -> None:
     script_debate(fake_agent)
     assert cli("list", "--json").json() == {"schema": "collab.list/1", "runs": []}
 
@@ -344,7 +288,7 @@ def test_debate_list_show_json(cli: Callable[..., Outcome], fake_agent: FakeAgen
     assert done.code == 2 and "already finished" in done.err
 
 
-def test_debate_text_output(cli: Callable[..., Outcome], fake_agent: FakeAgent) -> None:
+def test_debate_text_output(cli: Cli, fake_agent: FakeAgent) -> None:
     """Without --json: the judge's summary on stdout, the chatter on stderr."""
     script_debate(fake_agent)
     res = cli("debate", TOPIC, "--agent", "fake", "--rounds", "2", *FAST)
@@ -354,7 +298,7 @@ def test_debate_text_output(cli: Callable[..., Outcome], fake_agent: FakeAgent) 
     assert "max-rounds" in res.err
 
 
-def test_list_empty_text(cli: Callable[..., Outcome]) -> None:
+def test_list_empty_text(cli: Cli) -> None:
     res = cli("list")
     assert res.code == 0
     assert "no runs yet" in res.err
@@ -363,7 +307,7 @@ def test_list_empty_text(cli: Callable[..., Outcome]) -> None:
 # -- exit codes ---------------------------------------------------------------------------------
 
 
-def test_exit_1_when_every_turn_fails(cli: Callable[..., Outcome], fake_agent: FakeAgent) -> None:
+def test_exit_1_when_every_turn_fails(cli: Cli, fake_agent: FakeAgent) -> None:
     fake_agent.script([], {"exit": 1, "stderr": "agent exploded"})
     res = cli("debate", TOPIC, "--agent", "fake", "--rounds", "2", *FAST)
     assert res.code == 1
@@ -376,20 +320,18 @@ def test_exit_1_when_every_turn_fails(cli: Callable[..., Outcome], fake_agent: F
     assert doc["judge"]["fallback"] is True
 
 
-def test_exit_130_on_ctrl_c_then_resume(fake_agent: FakeAgent, hermetic_env: Path) -> None:
+def test_exit_130_on_ctrl_c_then_resume(
+    cli: Cli, fake_agent: FakeAgent, hermetic_env: Path
+) -> None:
     """Ctrl-C while Role B thinks: exit 130, state interrupted; resume finishes the rest."""
     script_debate(fake_agent)
-    rules = json.loads(fake_agent.path.read_text())["rules"]
+    rules = fake_agent.rules()
     rules[2]["replies"] = [{"hang": True}]
-    fake_agent.path.write_text(json.dumps({"rules": rules}), encoding="utf-8")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "collab", "debate", TOPIC, "--agent", "fake", "--rounds", "2",
-         "--opening", "sequential", *FAST],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+    fake_agent.script(rules, fresh=False)
+    proc = cli.popen(
+        "debate", TOPIC, "--agent", "fake", "--rounds", "2", "--opening", "sequential", *FAST,
         start_new_session=True,  # the signal goes to collab alone, like a terminal's Ctrl-C
-        env=dict(os.environ) | {"COLUMNS": "200"},
+        env={"COLUMNS": "200"},
     )  # fmt: skip
     try:
         assert wait_until(lambda: any(c["rule"] == 2 for c in fake_agent.calls()), 20), (
@@ -415,10 +357,10 @@ def test_exit_130_on_ctrl_c_then_resume(fake_agent: FakeAgent, hermetic_env: Pat
 
     a_calls = sum(1 for c in fake_agent.calls() if c["rule"] == 1)
     rules[2]["replies"] = ["B answers now." + contract_block(stances=[("I1", "agree", "ok")])]
-    fake_agent.path.write_text(json.dumps({"rules": rules}), encoding="utf-8")
-    res = run_collab(["resume", run_id, "--json"])
-    assert res.returncode == 0, res.stderr
-    doc = json.loads(res.stdout)
+    fake_agent.script(rules, fresh=False)
+    res = cli.process("resume", run_id, "--json")
+    assert res.code == 0, res.err
+    doc = res.json()
     assert doc["run_id"] == run_id and doc["status"] == "done"
     assert doc["turns"][0]["prose"] == "A argues for tokens."
     assert doc["turns"][1]["prose"] == "B answers now."
@@ -444,9 +386,7 @@ else:
 """
 
 
-def test_command_agent_with_model(
-    cli: Callable[..., Outcome], tmp_path: Path, hermetic_env: Path
-) -> None:
+def test_command_agent_with_model(cli: Cli, tmp_path: Path, hermetic_env: Path) -> None:
     script = tmp_path / "my agent.py"
     script.write_text(COMMAND_AGENT, encoding="utf-8")
     log = tmp_path / "calls.jsonl"
@@ -471,7 +411,7 @@ def test_command_agent_with_model(
     assert state["config"]["agent_a"]["command"] == template
 
 
-def test_command_agent_bad_template(cli: Callable[..., Outcome]) -> None:
+def test_command_agent_bad_template(cli: Cli) -> None:
     res = cli("debate", TOPIC, "--agent", "command", "--agent-command", "mycli 'unclosed")
     assert res.code == 2
     assert "--agent-command" in res.err
@@ -486,7 +426,7 @@ def add_defaults(home: Path, text: str) -> None:
 
 
 def test_config_defaults_apply_and_command_line_wins(
-    cli: Callable[..., Outcome], fake_agent: FakeAgent, hermetic_env: Path
+    cli: Cli, fake_agent: FakeAgent, hermetic_env: Path
 ) -> None:
     script_debate(fake_agent)
     add_defaults(hermetic_env, 'rounds = 2\nagent = "fake"\nrunner = "subprocess"\n')
@@ -504,7 +444,7 @@ def test_config_defaults_apply_and_command_line_wins(
 
 
 def test_config_defaults_preset_replaced_by_custom_roles(
-    cli: Callable[..., Outcome], fake_agent: FakeAgent, hermetic_env: Path
+    cli: Cli, fake_agent: FakeAgent, hermetic_env: Path
 ) -> None:
     script_debate(fake_agent)
     add_defaults(hermetic_env, 'preset = "security-vs-performance"\nagent = "fake"\nrounds = 2\n')
@@ -545,7 +485,7 @@ CONFIG_CASES = [
     list(ConfigCase._fields), CONFIG_CASES, ids=[c.test_id for c in CONFIG_CASES]
 )
 def test_malformed_config_exit_2(
-    cli: Callable[..., Outcome], hermetic_env: Path, test_id: str, text: str, message: str
+    cli: Cli, hermetic_env: Path, test_id: str, text: str, message: str
 ) -> None:
     config = hermetic_env / "config.toml"
     config.write_text(text, encoding="utf-8")

@@ -23,7 +23,7 @@ from typing import NamedTuple
 import pytest
 from markdown_it import MarkdownIt
 
-from tests.conftest import FAKE_AGENT
+from tests.fakes import FAKE_AGENT
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]

@@ -13,7 +13,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -23,15 +23,13 @@ import pytest
 from tests.fakes import (
     FAKE_AGENT,
     SKIP_REASON,
+    FakeAgent,
     FakeAnthropic,
     Reply,
     claude_binary,
     claude_env,
     claude_full_env,
     fake_agent_argv,
-    read_calls,
-    read_counts,
-    write_script,
 )
 from tests.fakes.anthropic_server import prompt_text
 from tests.fakes.claude_env import claude_version
@@ -50,13 +48,13 @@ class Run(NamedTuple):
 
 
 def run_agent(
-    script: Path,
+    script: FakeAgent,
     prompt: str,
     fmt: str = "claude-json",
     model: str | None = None,
     extra_env: Mapping[str, str] | None = None,
 ) -> Run:
-    env = {**os.environ, "COLLAB_FAKE_SCRIPT": str(script), **(extra_env or {})}
+    env = {**os.environ, **script.env, **(extra_env or {})}
     proc = subprocess.run(
         fake_agent_argv(fmt, model),
         input=prompt.encode(),
@@ -68,8 +66,8 @@ def run_agent(
 
 
 @pytest.fixture
-def script(tmp_path: Path) -> Path:
-    return tmp_path / "script.json"
+def script(tmp_path: Path) -> FakeAgent:
+    return FakeAgent(tmp_path / "fake")
 
 
 # ------------------------------------------------------------------ fake agent: rules
@@ -81,10 +79,10 @@ class MatchCase(NamedTuple):
     expected: str
 
 
-RULES: list[tuple[str | Sequence[str], Sequence[Mapping[str, Any] | str]]] = [
-    (["Role A", "JWT"], ["A-jwt"]),
-    ("Role A", ["A-any"]),
-    (["Role B"], [{"text": "B-any"}]),
+RULES: list[dict[str, Any]] = [
+    {"match": ["Role A", "JWT"], "replies": ["A-jwt"]},
+    {"match": ["Role A"], "replies": ["A-any"]},
+    {"match": ["Role B"], "replies": [{"text": "B-any"}]},
 ]
 
 MATCH_CASES = [
@@ -99,40 +97,40 @@ MATCH_CASES = [
 
 
 @pytest.mark.parametrize("case", MATCH_CASES, ids=[c.test_id for c in MATCH_CASES])
-def test_fake_agent_rule_matching(script: Path, case: MatchCase) -> None:
-    write_script(script, RULES, default="DEFAULT")
+def test_fake_agent_rule_matching(script: FakeAgent, case: MatchCase) -> None:
+    script.script(RULES, default="DEFAULT")
     out = run_agent(script, case.prompt, fmt="text")
     assert out == Run(0, case.expected + "\n", "")
 
 
-def test_fake_agent_replies_in_order_last_repeats(script: Path) -> None:
-    write_script(script, [("turn", ["one", "two", "three"])], default="d")
+def test_fake_agent_replies_in_order_last_repeats(script: FakeAgent) -> None:
+    script.script([{"match": ["turn"], "replies": ["one", "two", "three"]}], default="d")
     got = [run_agent(script, "turn", fmt="text").stdout.strip() for _ in range(5)]
     assert got == ["one", "two", "three", "three", "three"]
-    assert read_counts(script) == {"0": 5}
-    calls = read_calls(script)
+    assert script.counts() == {"0": 5}
+    calls = script.calls()
     assert [c["reply_index"] for c in calls] == [0, 1, 2, 2, 2]
     assert all(c["rule"] == 0 and c["prompt"] == "turn" for c in calls)
 
 
-def test_fake_agent_counters_survive_parallel_processes(script: Path) -> None:
+def test_fake_agent_counters_survive_parallel_processes(script: FakeAgent) -> None:
     n = 16
-    write_script(script, [("go", [f"r{i}" for i in range(n)])])
+    script.script([{"match": ["go"], "replies": [f"r{i}" for i in range(n)]}])
     with ThreadPoolExecutor(max_workers=n) as pool:
         runs = list(pool.map(lambda _: run_agent(script, "go", fmt="text"), range(n)))
     assert all(r.code == 0 for r in runs)
     # every reply handed out exactly once: no lost or doubled count under flock
     assert sorted(r.stdout.strip() for r in runs) == sorted(f"r{i}" for i in range(n))
-    assert read_counts(script) == {"0": n}
-    assert len(read_calls(script)) == n
+    assert script.counts() == {"0": n}
+    assert len(script.calls()) == n
 
 
-def test_fake_agent_logs_calls(script: Path) -> None:
-    write_script(script, [("x", ["y"])])
+def test_fake_agent_logs_calls(script: FakeAgent) -> None:
+    script.script([{"match": ["x"], "replies": ["y"]}])
     prompt = "x" * 500
     run_agent(script, prompt, model="claude-sonnet-4-5")
     run_agent(script, "unmatched")
-    first, second = read_calls(script)
+    first, second = script.calls()
     assert first["model"] == "claude-sonnet-4-5"
     assert first["prompt"] == "x" * 200
     assert first["rule"] == 0
@@ -160,10 +158,12 @@ REAL_RESULT_KEYS = {
 }
 
 
-def test_fake_agent_claude_json_shape(script: Path) -> None:
-    write_script(
-        script,
-        [("q", [{"text": "answer ✓ 日本", "input_tokens": 1000, "output_tokens": 20}])],
+REPLY_Q = {"text": "answer ✓ 日本", "input_tokens": 1000, "output_tokens": 20}
+
+
+def test_fake_agent_claude_json_shape(script: FakeAgent) -> None:
+    script.script(
+        [{"match": ["q"], "replies": [REPLY_Q]}],
     )
     out = run_agent(script, "q", model="claude-sonnet-4-5")
     assert out.code == 0
@@ -184,8 +184,8 @@ def test_fake_agent_claude_json_shape(script: Path) -> None:
     assert len(doc["session_id"]) == 36
 
 
-def test_fake_agent_scripted_cost(script: Path) -> None:
-    write_script(script, default={"text": "t", "cost_usd": 0.25})
+def test_fake_agent_scripted_cost(script: FakeAgent) -> None:
+    script.script([], default={"text": "t", "cost_usd": 0.25})
     doc = json.loads(run_agent(script, "anything").stdout)
     assert doc["total_cost_usd"] == 0.25
 
@@ -211,15 +211,13 @@ FAULT_CASES = [
 
 
 @pytest.mark.parametrize("case", FAULT_CASES, ids=[c.test_id for c in FAULT_CASES])
-def test_fake_agent_faults(script: Path, case: FaultCase) -> None:
-    write_script(script, default=case.action)
+def test_fake_agent_faults(script: FakeAgent, case: FaultCase) -> None:
+    script.script([], default=case.action)
     assert run_agent(script, "p", fmt=case.fmt) == Run(case.code, case.stdout or "", case.stderr)
 
 
-def test_fake_agent_claude_json_error(script: Path) -> None:
-    write_script(
-        script, default={"text": "API Error: 500 boom", "exit": 1, "api_error_status": 500}
-    )
+def test_fake_agent_claude_json_error(script: FakeAgent) -> None:
+    script.script([], default={"text": "API Error: 500 boom", "exit": 1, "api_error_status": 500})
     out = run_agent(script, "p")
     assert out.code == 1 and out.stderr == ""  # like claude: errors on stdout only
     doc = json.loads(out.stdout)
@@ -230,35 +228,35 @@ def test_fake_agent_claude_json_error(script: Path) -> None:
     assert doc["usage"]["input_tokens"] == 0 and doc["total_cost_usd"] == 0
 
 
-def test_fake_agent_claude_json_empty_result(script: Path) -> None:
-    write_script(script, default={"text": "ignored", "empty": True})
+def test_fake_agent_claude_json_empty_result(script: FakeAgent) -> None:
+    script.script([], default={"text": "ignored", "empty": True})
     out = run_agent(script, "p")
     doc = json.loads(out.stdout)
     assert out.code == 0 and doc["is_error"] is False and doc["result"] == ""
 
 
-def test_fake_agent_accepts_claude_argv(script: Path) -> None:
-    write_script(script, default="hi")
-    env = {**os.environ, "COLLAB_FAKE_SCRIPT": str(script)}
+def test_fake_agent_accepts_claude_argv(script: FakeAgent) -> None:
+    script.script([], default="hi")
+    env = {**os.environ, **script.env}
     argv = [sys.executable, str(FAKE_AGENT), "-p", "--output-format", "json"]
     proc = subprocess.run(argv, input=b"q", capture_output=True, env=env, timeout=30)
     assert json.loads(proc.stdout)["result"] == "hi"
 
 
-def test_fake_agent_sleep_then_answer(script: Path) -> None:
-    write_script(script, default={"text": "late", "sleep": 0.3})
+def test_fake_agent_sleep_then_answer(script: FakeAgent) -> None:
+    script.script([], default={"text": "late", "sleep": 0.3})
     started = time.monotonic()
     out = run_agent(script, "p", fmt="text")
     assert out.stdout == "late\n"
     assert time.monotonic() - started >= 0.3
 
 
-def test_fake_agent_hang_killed_with_its_process_group(script: Path, tmp_path: Path) -> None:
+def test_fake_agent_hang_killed_with_its_process_group(script: FakeAgent, tmp_path: Path) -> None:
     pidfile = tmp_path / "child.pid"
-    write_script(script, default={"hang": True, "hang_with_child": True})
+    script.script([], default={"hang": True, "hang_with_child": True})
     env = {
         **os.environ,
-        "COLLAB_FAKE_SCRIPT": str(script),
+        **script.env,
         "COLLAB_FAKE_CHILD_PIDFILE": str(pidfile),
     }
     proc = subprocess.Popen(

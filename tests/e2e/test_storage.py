@@ -24,7 +24,7 @@ import pytest
 from collab.config import AgentChoice, DebateConfig, Role
 from collab.state import RunState, load_state
 from collab.store import LOCK_FILE, SCHEMA_VERSION, RunDir
-from tests.conftest import FAKE_AGENT, FakeAgent
+from tests.conftest import FakeAgent
 from tests.e2e.test_debate_tmux import (
     Spawned,
     assert_each_turn_once,
@@ -38,6 +38,7 @@ from tests.e2e.test_debate_tmux import (
     turn_rule,
     wait_for_calls,
 )
+from tests.fakes import FAKE_AGENT
 from tests.helpers import JUDGE_REST
 
 Mount = Callable[..., Path]

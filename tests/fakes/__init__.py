@@ -3,8 +3,8 @@
 - ``FakeAnthropic`` / ``Reply``: the Messages API on 127.0.0.1, for the real ``claude``.
   (``fake_http`` holds the server machinery it shares with the OpenAI and Gemini fakes.)
 - ``claude_binary()`` / ``claude_env()``: find the real CLI and run it offline.
-- ``fake_agent.py``: a scripted agent CLI; ``write_script`` / ``fake_agent_argv`` /
-  ``read_calls`` / ``read_counts`` drive it from tests.
+- ``fake_agent.py``: a scripted agent CLI; ``FakeAgent`` (the ``fake_agent`` fixture)
+  scripts it and reads its calls, ``fake_agent_argv`` runs it by hand.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from .claude_env import SKIP_REASON, claude_binary, claude_env, claude_full_env
 __all__ = [
     "FAKE_AGENT",
     "SKIP_REASON",
+    "FakeAgent",
     "FakeAnthropic",
     "RecordedRequest",
     "Reply",
@@ -29,9 +30,6 @@ __all__ = [
     "claude_env",
     "claude_full_env",
     "fake_agent_argv",
-    "read_calls",
-    "read_counts",
-    "write_script",
 ]
 
 FAKE_AGENT = Path(__file__).resolve().with_name("fake_agent.py")
@@ -48,46 +46,82 @@ def fake_agent_argv(fmt: str = "claude-json", model: str | None = None) -> list[
     return argv
 
 
-def write_script(
-    path: Path,
-    rules: Sequence[tuple[str | Sequence[str], Sequence[Mapping[str, Any] | str]]] = (),
-    default: Mapping[str, Any] | str | None = None,
-) -> Path:
-    """Write a fake agent script; ``rules`` is ``[(match, [ACTION, ...]), ...]``.
+class FakeAgent:
+    """The one way tests script the fake agent (``fake_agent`` fixture in tests/conftest.py).
 
-    Any state and call log from a previous script at ``path`` are removed.
+    ``script(rules, default)`` writes the script it answers from — ``rules`` is
+    ``[{"match": [SUBSTRING, ...], "replies": [ACTION, ...]}, ...]``, see
+    tests/fakes/fake_agent.py for ACTION — and forgets the previous script's counters and
+    calls; ``calls()`` lists what it was asked, ``counts()`` how many calls each rule
+    answered. With ``home``, agents ``fake``, ``fake-stream`` (claude's stream-json) and
+    ``fake-text`` are registered in ``home/config.toml`` (``--agent fake``).
     """
-    script: dict[str, Any] = {
-        "rules": [
-            {
-                "match": [match] if isinstance(match, str) else list(match),
-                "replies": [dict(r) if not isinstance(r, str) else r for r in replies],
-            }
-            for match, replies in rules
-        ]
-    }
-    if default is not None:
-        script["default"] = default if isinstance(default, str) else dict(default)
-    path.write_text(json.dumps(script, indent=1), encoding="utf-8")
-    for suffix in (".state.json", ".calls.jsonl"):
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
-    return path
+
+    def __init__(self, directory: Path, home: Path | None = None) -> None:
+        self.dir = directory
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.path = self.dir / "script.json"
+        if home is not None:
+            (home / "config.toml").write_text(_config(), encoding="utf-8")
+        self.script([], "fallback reply")
+
+    @property
+    def env(self) -> dict[str, str]:
+        """The environment variable that points the fake at this script."""
+        return {"COLLAB_FAKE_SCRIPT": str(self.path)}
+
+    def script(
+        self,
+        rules: Sequence[Mapping[str, Any]],
+        default: Mapping[str, Any] | str | None = None,
+        *,
+        fresh: bool = True,
+    ) -> Path:
+        """Answer from now on by ``rules`` (else ``default``). ``fresh=False`` keeps the
+        counters and the call log: a script changed while a run goes on."""
+        doc: dict[str, Any] = {"rules": [dict(r) for r in rules]}
+        if default is not None:
+            doc["default"] = default if isinstance(default, str) else dict(default)
+        self.path.write_text(json.dumps(doc), encoding="utf-8")
+        for suffix in (".state.json", ".calls.jsonl") if fresh else ():
+            Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+        return self.path
+
+    def rules(self) -> list[dict[str, Any]]:
+        """The rules of the script in force (to change one and script them again)."""
+        rules: list[dict[str, Any]] = json.loads(self.path.read_text(encoding="utf-8"))["rules"]
+        return rules
+
+    def calls(self) -> list[dict[str, Any]]:
+        """Every call the fake logged for this script, oldest first."""
+        log = Path(f"{self.path}.calls.jsonl")
+        if not log.exists():
+            return []
+        lines = log.read_text(encoding="utf-8").splitlines()
+        return [json.loads(line) for line in lines if line.strip()]
+
+    def counts(self) -> dict[str, int]:
+        """Calls answered per rule (keys ``"0"``, ``"1"``, … and ``"default"``)."""
+        state = Path(f"{self.path}.state.json")
+        if not state.exists():
+            return {}
+        text = state.read_text(encoding="utf-8")
+        counts: dict[str, int] = json.loads(text).get("counts", {}) if text.strip() else {}
+        return counts
 
 
-def read_calls(script: Path) -> list[dict[str, Any]]:
-    """Every call the fake agent logged for ``script``, oldest first."""
-    log = Path(f"{script}.calls.jsonl")
-    if not log.exists():
-        return []
-    lines = log.read_text(encoding="utf-8").splitlines()
-    return [json.loads(line) for line in lines if line.strip()]
-
-
-def read_counts(script: Path) -> dict[str, int]:
-    """Calls answered per rule (keys ``"0"``, ``"1"``, … and ``"default"``)."""
-    state = Path(f"{script}.state.json")
-    if not state.exists():
-        return {}
-    text = state.read_text(encoding="utf-8")
-    counts: dict[str, int] = json.loads(text).get("counts", {}) if text.strip() else {}
-    return counts
+def _config() -> str:
+    entry = f"argv = [{json.dumps(sys.executable)}, {json.dumps(str(FAKE_AGENT))}, "
+    return (
+        "[agents.fake]\n"
+        f'{entry}"--format", "claude-json"]\n'
+        'model_argv = ["--model", "{model}"]\n'
+        'output = "claude-json"\n'
+        "[agents.fake-stream]\n"
+        f'{entry}"--format", "claude-stream"]\n'
+        'model_argv = ["--model", "{model}"]\n'
+        'output = "claude-json"\n'
+        "[agents.fake-text]\n"
+        f'{entry}"--format", "text"]\n'
+        'output = "text"\n'
+    )
