@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from collab.cli import main
 from collab.report.pr_comment import comment_key, marker
-from tests.conftest import FakeAgent, contract_block
+from tests.conftest import Cli, FakeAgent, contract_block
 from tests.fakes.github_server import FakeGitHub
+from tests.helpers import Outcome
 
 TOKEN = "ghs_FAKEtoken0123456789abcdefABCDEF"
 REPO = "acme/widgets"
@@ -29,7 +29,7 @@ def github(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeGitHub]:
 
 
 @pytest.fixture
-def run_id(fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]) -> str:
+def run_id(fake_agent: FakeAgent, cli: Cli) -> str:
     fake_agent.script(
         [{"match": ["(Role A) in a structured debate"],
           "replies": ["A @everyone." + contract_block(new=[("cache", "hit rate")])]},
@@ -38,27 +38,26 @@ def run_id(fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]) -> str:
         "## TL;DR\n- ping @octocat\n\n## Crux\nIs a cold start acceptable?\n"
         "\n## Open disagreements\n- I1 stays open.\n\n## Minority report\n- B would purge.\n",
     )  # fmt: skip
-    code, out, _ = run(["debate", "Cache or not?", "--agent", "fake", "--runner", "subprocess",
-                        "--rounds", "2", "--json"], capsys)  # fmt: skip
+    code, out, _ = run(cli, "debate", "Cache or not?", "--agent", "fake", "--runner", "subprocess",
+                        "--rounds", "2", "--json")  # fmt: skip
     assert code == 0
     return str(json.loads(out)["run_id"])
 
 
-def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exc:
-        main(args)
-    out, err = capsys.readouterr()
-    assert TOKEN not in out + err
-    return int(exc.value.code or 0), out, err
+def run(cli: Cli, *args: str) -> Outcome:
+    """``collab ARGS``, and the token never shown."""
+    res = cli(*args)
+    assert TOKEN not in res.out + res.err
+    return res
 
 
 def test_created_then_edited_never_duplicated(
-    github: FakeGitHub, run_id: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    github: FakeGitHub, run_id: str, cli: Cli, tmp_path: Path
 ) -> None:
     args = ["comment", run_id, "--github-pr", "7", "--report-url", "https://ci.test/runs/1"]
-    code, out, _ = run(args, capsys)
+    code, out, _ = run(cli, *args)
     assert code == 0 and out.startswith("comment created: https://github.test/")
-    code, out, _ = run(args, capsys)
+    code, out, _ = run(cli, *args)
     assert code == 0 and out.startswith("comment updated: ")
     (body,) = github.bodies(REPO, 7)  # one comment
     key = comment_key(None, None, "Cache or not?")
@@ -74,12 +73,12 @@ def test_created_then_edited_never_duplicated(
     print("\n" + "\n".join(github.log) + "\n\n" + body)
     # Another topic file on the same PR: its own comment.
     (tmp_path / "rfc.md").write_text("x")
-    code, _, _ = run([*args, "--topic-file", str(tmp_path / "rfc.md")], capsys)
+    code, _, _ = run(cli, *args, "--topic-file", str(tmp_path / "rfc.md"))
     assert code == 0 and len(github.bodies(REPO, 7)) == 2
 
 
 def test_finds_its_comment_on_a_later_page_and_skips_forged_ones(
-    github: FakeGitHub, run_id: str, capsys: pytest.CaptureFixture[str]
+    github: FakeGitHub, run_id: str, cli: Cli
 ) -> None:
     github.page_size_cap = 30
     key = "rfc-7"
@@ -87,53 +86,47 @@ def test_finds_its_comment_on_a_later_page_and_skips_forged_ones(
         github.seed(REPO, 7, f"comment {i}")
     forged = github.seed(REPO, 7, marker(key) + "\nsomeone typed our marker", "User")
     mine = github.seed(REPO, 7, marker(key) + "\nold", "Bot")
-    code, out, _ = run(["comment", run_id, "--github-pr", "7", "--comment-key", key], capsys)
+    code, out, _ = run(cli, "comment", run_id, "--github-pr", "7", "--comment-key", key)
     assert code == 0 and out.startswith("comment updated")
     assert f"PATCH /repos/acme/widgets/issues/comments/{mine} -> 200" in github.log
     assert not any(str(forged) in line for line in github.log)
     assert len(github.bodies(REPO, 7)) == 42
 
 
-def test_403_is_one_line_and_keeps_the_token_out(
-    github: FakeGitHub, run_id: str, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_403_is_one_line_and_keeps_the_token_out(github: FakeGitHub, run_id: str, cli: Cli) -> None:
     github.fail_next("POST", 403, message="Resource not accessible by integration")
-    code, out, err = run(["comment", run_id, "--github-pr", "7"], capsys)
+    code, out, err = run(cli, "comment", run_id, "--github-pr", "7")
     assert code == 1 and out == "" and err.count("\n") == 1
     assert "GitHub refused (403: Resource not accessible by integration)" in err
     assert "pull-requests: write" in err
-    code, _, err = run(["comment", run_id, "--github-pr", "7"], capsys)
+    code, _, err = run(cli, "comment", run_id, "--github-pr", "7")
     assert code == 0  # the fault was once: now created
     assert github.bodies(REPO, 7) and len(github.bodies(REPO, 7)) == 1
 
 
-def test_422_retries_once_with_the_short_body(
-    github: FakeGitHub, run_id: str, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_422_retries_once_with_the_short_body(github: FakeGitHub, run_id: str, cli: Cli) -> None:
     github.fail_next("POST", 422, message="Validation Failed")
-    code, out, _ = run(["comment", run_id, "--github-pr", "7"], capsys)
+    code, out, _ = run(cli, "comment", run_id, "--github-pr", "7")
     assert code == 0 and out.startswith("comment created")
     (body,) = github.bodies(REPO, 7)
     assert "The full result is in `collab show " in body  # the short form
     github.fail_next("PATCH", 422, message="Validation Failed")
     github.fail_next("PATCH", 422, message="Validation Failed")
-    code, _, err = run(["comment", run_id, "--github-pr", "7"], capsys)
+    code, _, err = run(cli, "comment", run_id, "--github-pr", "7")
     assert code == 1 and "GitHub refused the comment (422): Validation Failed" in err
 
 
-def test_rate_limits_are_waited_out_or_reported(
-    github: FakeGitHub, run_id: str, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_rate_limits_are_waited_out_or_reported(github: FakeGitHub, run_id: str, cli: Cli) -> None:
     github.fail_next("GET", 429, headers={"Retry-After": "0"})
     github.fail_next(
         "GET", 403, headers={"x-ratelimit-remaining": "0", "x-ratelimit-reset": "1"}
     )  # fmt: skip  (in the past)
-    code, _, _ = run(["comment", run_id, "--github-pr", "7"], capsys)
+    code, _, _ = run(cli, "comment", run_id, "--github-pr", "7")
     assert code == 0 and len(github.bodies(REPO, 7)) == 1
     assert [line.split(" -> ")[1] for line in github.log[:3]] == ["429", "403", "200"]
     github.fail_next("GET", 403, headers={"x-ratelimit-remaining": "0",
                                           "x-ratelimit-reset": "9999999999"})  # fmt: skip
-    code, _, err = run(["comment", run_id, "--github-pr", "7"], capsys)
+    code, _, err = run(cli, "comment", run_id, "--github-pr", "7")
     assert code == 1 and "GitHub rate limit: retry in" in err
 
 
@@ -147,11 +140,11 @@ def test_rate_limits_are_waited_out_or_reported(
      ({"GITHUB_API_URL": "http://github.example.test/api/v3"}, [], "must be an https URL")],
 )  # fmt: skip
 def test_bad_setup_is_a_usage_error_and_posts_nothing(
-    github: FakeGitHub, run_id: str, capsys: pytest.CaptureFixture[str],
+    github: FakeGitHub, run_id: str, cli: Cli,
     monkeypatch: pytest.MonkeyPatch, env: dict[str, str], args: list[str], message: str,
 ) -> None:  # fmt: skip
     for k, v in env.items():
         monkeypatch.setenv(k, v)
-    code, _, err = run(["comment", run_id, "--github-pr", "7", *args], capsys)
+    code, _, err = run(cli, "comment", run_id, "--github-pr", "7", *args)
     assert code == 2 and message in err and err.count("\n") == 1
     assert github.log == []

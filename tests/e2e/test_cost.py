@@ -7,16 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from collab.cli import main
-from tests.conftest import FakeAgent, contract_block
+from tests.conftest import Cli, FakeAgent, contract_block
 from tests.helpers import JUDGE_REST
 
 
-def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, object]]:
-    with pytest.raises(SystemExit) as exc:
-        main(args)
-    out = capsys.readouterr().out
-    return int(exc.value.code or 0), json.loads(out)
+def run(cli: Cli, *args: str) -> tuple[int, dict[str, object]]:
+    res = cli(*args)
+    return res.code, res.json()
 
 
 def script_costs(fake_agent: FakeAgent, a: float, b: float, judge: float) -> None:
@@ -38,23 +35,19 @@ def script_costs(fake_agent: FakeAgent, a: float, b: float, judge: float) -> Non
     )
 
 
-def test_totals_are_sums_of_turns(
-    fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_totals_are_sums_of_turns(fake_agent: FakeAgent, cli: Cli) -> None:
     script_costs(fake_agent, 0.01, 0.02, 0.005)
     code, doc = run(
-        [
-            "debate",
-            "Cost test",
-            "--agent",
-            "fake",
-            "--runner",
-            "subprocess",
-            "--rounds",
-            "3",
-            "--json",
-        ],
-        capsys,
+        cli,
+        "debate",
+        "Cost test",
+        "--agent",
+        "fake",
+        "--runner",
+        "subprocess",
+        "--rounds",
+        "3",
+        "--json",
     )
     assert code == 0
     turns = doc["turns"]
@@ -74,27 +67,23 @@ def test_totals_are_sums_of_turns(
     assert "· judge $0.0050)" in transcript
 
 
-def test_max_cost_stops_before_the_turn_past_the_cap(
-    fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_max_cost_stops_before_the_turn_past_the_cap(fake_agent: FakeAgent, cli: Cli) -> None:
     # Every turn costs 0.10: after A1 0.10, B1 0.20, A2 0.30 → the cap of 0.25 is
     # reached before B2, which must not start.
     script_costs(fake_agent, 0.10, 0.10, 0.05)
     code, doc = run(
-        [
-            "debate",
-            "Cost cap",
-            "--agent",
-            "fake",
-            "--runner",
-            "subprocess",
-            "--rounds",
-            "4",
-            "--max-cost",
-            "0.25",
-            "--json",
-        ],
-        capsys,
+        cli,
+        "debate",
+        "Cost cap",
+        "--agent",
+        "fake",
+        "--runner",
+        "subprocess",
+        "--rounds",
+        "4",
+        "--max-cost",
+        "0.25",
+        "--json",
     )
     assert code == 0
     assert doc["stop_reason"] == "budget"
@@ -108,23 +97,19 @@ def test_max_cost_stops_before_the_turn_past_the_cap(
     assert not any("neutral judge" in str(c["prompt"]) for c in fake_agent.calls())
 
 
-def test_unknown_cost_is_na_not_a_guess(
-    fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_unknown_cost_is_na_not_a_guess(fake_agent: FakeAgent, cli: Cli) -> None:
     fake_agent.script([], "reply" + contract_block())
     code, doc = run(
-        [
-            "debate",
-            "No cost",
-            "--agent",
-            "fake-text",
-            "--runner",
-            "subprocess",
-            "--rounds",
-            "2",
-            "--json",
-        ],
-        capsys,
+        cli,
+        "debate",
+        "No cost",
+        "--agent",
+        "fake-text",
+        "--runner",
+        "subprocess",
+        "--rounds",
+        "2",
+        "--json",
     )
     assert code == 0
     assert doc["cost_usd"] is None

@@ -4,14 +4,12 @@ subprocess runner), counting the agent's calls; the plan on stderr and in --json
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import pytest
 from jsonschema import Draft202012Validator
 
-from collab.cli import main
 from collab.report import SCHEMAS
-from tests.conftest import FakeAgent, contract_block
+from tests.conftest import Cli, FakeAgent, contract_block
 from tests.fakes.depth_scripts import JUDGE  # every section a Judge must write
 
 
@@ -35,11 +33,7 @@ def rules(lingering: bool) -> list[dict[str, object]]:
     ]  # fmt: skip
 
 
-def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, Any, str]:
-    with pytest.raises(SystemExit) as exc:
-        main(["debate", "Tabs or spaces?", "--agent", "fake", "--runner", "subprocess", *args])
-    out, err = capsys.readouterr()
-    return int(exc.value.code or 0), out, err
+DEBATE = ("debate", "Tabs or spaces?", "--agent", "fake", "--runner", "subprocess")
 
 
 @pytest.mark.parametrize(
@@ -57,14 +51,14 @@ def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, Any, 
 )  # fmt: skip
 def test_depth_counts_the_agents_calls(
     fake_agent: FakeAgent,
-    capsys: pytest.CaptureFixture[str],
+    cli: Cli,
     script: str,
     args: list[str],
     calls: int,
     stop: tuple[str, str],
 ) -> None:
     fake_agent.script(rules(script == "lingering"), JUDGE)
-    code, out, _ = run([*args, "--json"], capsys)
+    code, out, _ = cli(*DEBATE, *args, "--json")
     doc = json.loads(out)
     assert code == 0, doc
     Draft202012Validator(SCHEMAS[doc["schema"]]).validate(doc)
@@ -77,10 +71,10 @@ def test_depth_counts_the_agents_calls(
 
 
 def test_the_plan_is_printed_on_stderr_before_the_first_round(
-    fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]
+    fake_agent: FakeAgent, cli: Cli
 ) -> None:
     fake_agent.script(rules(False), JUDGE)
-    code, _, shown = run(["--depth", "quick"], capsys)
+    code, _, shown = cli(*DEBATE, "--depth", "quick")
     err = " ".join(shown.split())  # as the terminal view wraps it
     assert code == 0
     plan = err.index("plan: 2 seats + Judge · A: fake · B: fake · Judge: fake")
@@ -89,11 +83,9 @@ def test_the_plan_is_printed_on_stderr_before_the_first_round(
     assert plan < err.index("Round 1/1")
 
 
-def test_the_plan_is_an_event_before_the_first_turn(
-    fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_the_plan_is_an_event_before_the_first_turn(fake_agent: FakeAgent, cli: Cli) -> None:
     fake_agent.script(rules(False), JUDGE)
-    code, out, _ = run(["--depth", "auto", "--events", "ndjson"], capsys)
+    code, out, _ = cli(*DEBATE, "--depth", "auto", "--events", "ndjson")
     lines = [json.loads(line) for line in out.splitlines() if line.strip()]
     events = [e for e in lines if "event" in e]  # the last line is the result
     kinds = [e["event"] for e in events]
@@ -103,23 +95,18 @@ def test_the_plan_is_an_event_before_the_first_turn(
     assert plan["plan"]["max_calls"] == 7 * 2 * 3 + 2
 
 
-def test_collab_stats_reports_per_depth(
-    fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_collab_stats_reports_per_depth(fake_agent: FakeAgent, cli: Cli) -> None:
     fake_agent.script(rules(True), JUDGE)
     for args in (["--depth", "quick"], ["--depth", "auto"]):
-        assert run([*args, "--json"], capsys)[0] == 0
-    with pytest.raises(SystemExit) as exc:
-        main(["stats", "--json"])
-    doc = json.loads(capsys.readouterr().out)
-    assert exc.value.code in (0, None)
+        assert cli(*DEBATE, *args, "--json")[0] == 0
+    res = cli("stats", "--json")
+    doc = res.json()
+    assert res.code == 0
     Draft202012Validator(SCHEMAS[doc["schema"]]).validate(doc)
     quick, auto = doc["by_depth"]["quick"], doc["by_depth"]["auto"]
     assert (quick["runs"], quick["calls"], quick["verdicts"]) == (1, 3, {"inconclusive": 1})
     assert (auto["runs"], auto["calls"]) == (1, 7)
     assert auto["input_tokens"] > 0 and auto["output_tokens"] > 0
-    with pytest.raises(SystemExit):
-        main(["stats"])
-    shown = capsys.readouterr().out
+    shown = cli("stats").out
     assert "per depth" in shown
     assert [c.strip() for c in shown.split("│ quick", 1)[1].split("│")[1:3]] == ["1", "3 (3/run)"]

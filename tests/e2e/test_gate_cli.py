@@ -10,18 +10,10 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from collab.cli import main
 from collab.report import SCHEMAS
-from tests.conftest import FakeAgent, contract_block
+from tests.conftest import Cli, FakeAgent, contract_block
 
 DEBATE = ["debate", "Gate test", "--agent", "fake", "--runner", "subprocess", "--rounds", "2"]
-
-
-def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exc:
-        main(args)
-    out, err = capsys.readouterr()
-    return int(exc.value.code or 0), out, err
 
 
 def contested(fake_agent: FakeAgent) -> None:
@@ -38,11 +30,9 @@ def contested(fake_agent: FakeAgent) -> None:
     )  # fmt: skip
 
 
-def test_debate_gate_fails_on_an_open_major_issue(
-    fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_debate_gate_fails_on_an_open_major_issue(fake_agent: FakeAgent, cli: Cli) -> None:
     contested(fake_agent)
-    code, out, _ = run([*DEBATE, "--gate", "--fail-on", "major", "--json"], capsys)
+    code, out, _ = cli(*DEBATE, "--gate", "--fail-on", "major", "--json")
     assert code == 4
     doc = json.loads(out)  # still exactly one document
     Draft202012Validator(SCHEMAS["collab.result/2"]).validate(doc)
@@ -52,35 +42,31 @@ def test_debate_gate_fails_on_an_open_major_issue(
     run_id = doc["run_id"]
 
     # The same run, gated later, under each policy.
-    code, out, _ = run(["gate", run_id, "--fail-on", "major"], capsys)
+    code, out, _ = cli("gate", run_id, "--fail-on", "major")
     assert code == 4 and out.count("\n") == 1 and out.startswith("fail: 1 open ")
-    code, out, _ = run(["gate", run_id], capsys)  # default: blocking; I1 is major
+    code, out, _ = cli("gate", run_id)  # default: blocking; I1 is major
     assert code == 0 and out.startswith("pass: verdict ")
-    code, out, _ = run(["gate", run_id, "--json"], capsys)
+    code, out, _ = cli("gate", run_id, "--json")
     gate_doc: dict[str, Any] = json.loads(out)
     assert code == 0 and gate_doc["schema"] == "collab.gate/1" and gate_doc["run_id"] == run_id
 
 
-def test_debate_gate_without_json_prints_why(
-    fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_debate_gate_without_json_prints_why(fake_agent: FakeAgent, cli: Cli) -> None:
     contested(fake_agent)
-    code, _, err = run([*DEBATE, "--gate", "--fail-on", "major"], capsys)
+    code, _, err = cli(*DEBATE, "--gate", "--fail-on", "major")
     assert code == 4
     assert [line for line in err.splitlines() if line.startswith("gate: ")] == [
         "gate: fail: 1 open blocking or major issue(s) (I1) reach --fail-on major"
     ]
 
 
-def test_inconclusive_run_gives_5(
-    fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_inconclusive_run_gives_5(fake_agent: FakeAgent, cli: Cli) -> None:
     fake_agent.script([], "no contract here")
-    code, out, _ = run([*DEBATE, "--gate", "--json"], capsys)
+    code, out, _ = cli(*DEBATE, "--gate", "--json")
     doc = json.loads(out)
     assert doc["verdict"] == "inconclusive"
     assert code == 5 and doc["gate"]["outcome"] == "inconclusive"
-    code, out, _ = run(["gate", doc["run_id"]], capsys)
+    code, out, _ = cli("gate", doc["run_id"])
     assert code == 5 and out.startswith("inconclusive: ")
 
 
@@ -91,28 +77,26 @@ def test_inconclusive_run_gives_5(
      (["--gate", "--detach"], "--gate waits for the result")],
 )  # fmt: skip
 def test_bad_gate_options_start_nothing(
-    fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str], extra: list[str], message: str
+    fake_agent: FakeAgent, cli: Cli, extra: list[str], message: str
 ) -> None:
-    code, out, _ = run([*DEBATE, *extra, "--json"], capsys)
+    code, out, _ = cli(*DEBATE, *extra, "--json")
     assert code == 2
     doc = json.loads(out)
     assert doc["schema"] == "collab.error/1" and message in doc["error"]["message"]
     assert fake_agent.calls() == []
-    code, out, _ = run(["list", "--json"], capsys)
+    code, out, _ = cli("list", "--json")
     assert json.loads(out)["runs"] == []
 
 
-def test_gate_on_an_unknown_run_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = run(["gate", "20990101-000000-abcdef"], capsys)
+def test_gate_on_an_unknown_run_is_a_usage_error(cli: Cli) -> None:
+    code, _, err = cli("gate", "20990101-000000-abcdef")
     assert code == 2 and err.count("\n") == 1
 
 
-def test_a_failed_run_keeps_its_own_exit_code(
-    fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_a_failed_run_keeps_its_own_exit_code(fake_agent: FakeAgent, cli: Cli) -> None:
     fake_agent.script([], {"text": "", "exit": 1, "stderr": "boom"})
-    code, out, _ = run([*DEBATE, "--gate", "--json"], capsys)
+    code, out, _ = cli(*DEBATE, "--gate", "--json")
     doc = json.loads(out)
     assert code == 1 and doc["status"] == "failed" and "gate" not in doc
-    code, _, err = run(["gate", doc["run_id"]], capsys)
+    code, _, err = cli("gate", doc["run_id"])
     assert code == 1 and "did not finish (failed): no gate" in err
