@@ -5,9 +5,13 @@ name, does not import all the others: the quick commands (``collab --version``,
 package's ``if TYPE_CHECKING:`` imports instead."""
 
 from __future__ import annotations
+import __future__
 
 import importlib
+import importlib.machinery
+import importlib.util
 import sys
+import types
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -24,3 +28,61 @@ def exports(package: str, module_of: Mapping[str, str]) -> Callable[[str], Any]:
         return value
 
     return get
+
+
+class _Deferred(types.ModuleType):
+    """Stands in ``sys.modules`` for a module not loaded yet: ``import name`` finds it and
+    binds it; the first attribute it lacks loads the real module in its place."""
+
+    def __getattr__(self, attr: str) -> Any:
+        name = self.__name__
+        if sys.modules.get(name) is self:
+            del sys.modules[name]
+            try:
+                real = importlib.import_module(name)
+            except BaseException:
+                sys.modules[name] = self
+                raise
+            vars(self).update(vars(real))
+        return getattr(sys.modules[name], attr)
+
+
+def deferred(name: str) -> None:
+    """Let a later ``import name`` (a top-level module) bind a stand-in that loads the
+    module when one of its attributes is first used: for a library that a dependency
+    imports at its top for a path collab never takes. Nothing changes if it is imported
+    already or not installed; any use of it loads it whole, as the import would have."""
+    if name in sys.modules or importlib.util.find_spec(name) is None:
+        return
+    sys.modules[name] = _Deferred(name)
+
+
+def postponed_annotations(module: str) -> None:
+    """Import ``module`` (a source file) with its annotations left unevaluated (PEP 563, as
+    ``from __future__ import annotations`` does), so that a signature naming a deferred
+    module's class (``-> requests.Response``) does not load that module. Its code is
+    compiled from the source each time (a few ms), never written to a bytecode cache."""
+    if module in sys.modules:
+        return
+    spec = importlib.util.find_spec(module)
+    if spec is None or not isinstance(spec.loader, importlib.machinery.SourceFileLoader):
+        return
+    path = spec.loader.get_filename(module)
+    with open(path, "rb") as source:
+        code = compile(
+            source.read(),
+            path,
+            "exec",
+            flags=__future__.annotations.compiler_flag,
+            dont_inherit=True,
+        )
+    loaded = importlib.util.module_from_spec(spec)
+    sys.modules[module] = loaded
+    try:
+        exec(code, vars(loaded))
+    except BaseException:
+        del sys.modules[module]
+        raise
+    parent, _, child = module.rpartition(".")
+    if parent:
+        setattr(sys.modules[parent], child, loaded)  # as the import system does

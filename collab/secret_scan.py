@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from collab.errors import UsageError
+from collab.lazy import deferred, postponed_annotations
 from collab.text import for_prompt
 
 ALLOW_FLAG = "--allow-secrets"
@@ -291,6 +292,7 @@ def _rules_name(source: str) -> str:
     It starts with a NUL byte so that no plugin can open a real file by it: PrivateKeyDetector
     reads small files by name, and here only the given text is scanned.
     """
+    _without_requests()
     from detect_secrets.util.filetype import FileType, determine_file_type
 
     name = os.path.basename(source).lower()
@@ -302,9 +304,22 @@ def _rules_name(source: str) -> str:
     return "\0collab-secret-scan" + ext
 
 
+def _without_requests() -> None:
+    """detect-secrets imports ``requests`` at the top of every plugin and filter module, for
+    the verification step (``verify()``, the verification filter) that collab never runs:
+    it would add ~16 MB to every debate's memory and ~0.1 s of CPU. It is deferred: loaded
+    only if something uses it. One plugin module names ``requests.Response`` in a
+    signature evaluated at import; it is imported with its annotations postponed."""
+    deferred("requests")
+    postponed_annotations("detect_secrets.plugins.ibm_cos_hmac")
+
+
 @contextmanager
 def _engine() -> Iterator[_Engine]:
     """The engine configured for one scan: our plugins and filters, nothing else."""
+    # Imported here, not at the top: the engine (detect-secrets, ~30 ms) is needed only
+    # by the commands that scan, not by the quick ones that import this module.
+    _without_requests()
     from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
     from detect_secrets.settings import get_filters, get_plugins, transient_settings
 

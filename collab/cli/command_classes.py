@@ -10,13 +10,17 @@ convert: its own ``--help`` flag when it is not given (None), a default (``--wai
 typer's own conversion built only when a value needs it: None, and a value whose type
 is the parameter's plain type (``str``, ``bool``, ``int``, ``float``: what the parser
 gives for a string, a flag, or our own default) are returned as they are, which is what
-the adapter returns for them; anything else (a number or a choice typed on the command
-line, a path, a list, a parser) goes through the adapter as before. On a typer without
-this machinery nothing changes.
+the adapter returns for them; so is a number typed on the command line in plain decimal
+(``--rounds 3``, ``--max-cost 0.25``) for a parameter with no min/max/clamp, converted
+with ``int()``/``float()`` as the adapter converts it (``collab debate`` then never
+imports pydantic: ~8 MB and ~0.1 s of CPU). Anything else (another number, a choice, a
+path, a list, a parser) goes through the adapter as before. On a typer without this
+machinery nothing changes.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +32,12 @@ except ImportError:  # pragma: no cover - older typer converts with click types
     build_runtime_param = None  # type: ignore[assignment]
 
 PLAIN = (str, bool, int, float)
+# Plain decimals, which pydantic's lax int/float read exactly as int()/float() do (a
+# bounded length: no huge-int cases); anything else goes to the adapter and its errors.
+_DECIMAL = {
+    int: re.compile(r"[+-]?[0-9]{1,18}"),
+    float: re.compile(r"[+-]?[0-9]{1,15}(?:\.[0-9]{1,15})?"),
+}
 
 
 @dataclass
@@ -44,9 +54,17 @@ class _BuiltWhenNeeded:
         plain = desc.file_annotation is None and desc.parameter_info.parser is None
         if plain and desc.annotation in PLAIN and type(value) is desc.annotation:
             return value
+        if plain and type(value) is str and _unbounded(desc.parameter_info):
+            decimal = _DECIMAL.get(desc.annotation)
+            if decimal is not None and decimal.fullmatch(value):
+                return desc.annotation(value)
         if self.built is None:
             self.built = build_runtime_param(desc)
         return self.built.coerce(value, param=param, ctx=ctx)
+
+
+def _unbounded(info: Any) -> bool:
+    return info.min is None and info.max is None and not info.clamp
 
 
 def _build_when_needed(command: Any, ctx: Any) -> None:

@@ -497,3 +497,48 @@ def test_malformed_config_exit_2(
     assert not (hermetic_env / "runs").exists()
     doc = cli("debate", TOPIC, "--json", *FAST).json()
     assert doc["exit_code"] == 2 and message in doc["error"]["message"]
+
+
+DEBATE_PROBE = """
+import contextlib, io, json, sys
+from collab.cli import main
+out = io.StringIO()
+with contextlib.suppress(SystemExit), contextlib.redirect_stdout(out):
+    main(json.loads(sys.argv[1]))
+requests = sys.modules.get("requests")
+print(json.dumps({"doc": json.loads(out.getvalue()), "pydantic": "pydantic" in sys.modules,
+                  "requests": type(requests).__name__ if requests else None}))
+"""
+
+
+def test_a_debate_loads_neither_pydantic_nor_requests(fake_agent: FakeAgent) -> None:
+    """~24 MB of a debate's memory: typer's pydantic conversion of a plain number typed on
+    the command line, and the ``requests`` detect-secrets imports for the verification
+    collab never runs (still scanned: a secret in the topic is refused)."""
+    script_debate(fake_agent)
+    args = ["debate", TOPIC, "--agent", "fake", "--rounds", "2", "--max-cost", "5.5", *FAST,
+            "--json"]  # fmt: skip
+    res = subprocess.run(
+        [sys.executable, "-c", DEBATE_PROBE, json.dumps(args)],
+        capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    got = json.loads(res.stdout)
+    assert got["doc"]["status"] == "done" and got["doc"]["rounds"]["planned"] == 2
+    assert got["pydantic"] is False
+    assert got["requests"] in (None, "_Deferred")
+
+
+@pytest.mark.parametrize(("value", "shown"), [("03", 3), ("+2", 2), ("2.0", 2), (" 3", 3)])
+def test_a_plain_number_on_the_command_line_is_read_as_typer_reads_it(
+    cli: Cli, fake_agent: FakeAgent, value: str, shown: int
+) -> None:
+    script_debate(fake_agent)
+    res = cli("debate", TOPIC, "--agent", "fake", "--rounds", value, *FAST, "--json")
+    assert res.code == 0, res.err
+    assert res.json()["rounds"]["planned"] == shown
+
+
+@pytest.mark.parametrize("value", ["two", "2.5", "1e3"])
+def test_a_number_typer_cannot_read_is_still_its_usage_error(cli: Cli, value: str) -> None:
+    res = cli("debate", TOPIC, "--agent", "fake", "--rounds", value)
+    assert res.code == 2 and "--rounds" in res.err and "Traceback" not in res.err
