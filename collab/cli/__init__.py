@@ -13,12 +13,14 @@ else in collab.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import sys
 import traceback
+from collections.abc import Callable
 
 import typer
 
-from collab.cli import background, ci, debate, info, runs, stats, steer, watch
+from collab.cli import info
 from collab.cli.command_classes import Command, Group
 from collab.cli.options import echo_json, echo_json_line
 from collab.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, CollabError
@@ -31,47 +33,107 @@ except ImportError:  # pragma: no cover
 DEBATES, RUNS, INFO = "Debates", "Runs", "Setup and reference"
 CI = "Pull requests and CI"
 
-app = typer.Typer(
-    name="collab",
-    help="Autonomous multi-round debates between AI agent CLIs, ended by a neutral Judge.",
-    pretty_exceptions_show_locals=False,
-    add_completion=False,
-    rich_markup_mode="rich",
-    cls=Group,
+# Every command: its name, the module (collab.cli.<module>) and function that run it, and
+# its panel in the help. A command's module is imported only when the app is built with
+# it: ``collab list --json`` builds (and imports) ``list`` alone; the help, a mistyped
+# name and no command build them all.
+COMMANDS: tuple[tuple[str, str, str, str], ...] = (
+    ("debate", "debate", "debate", DEBATES),
+    ("batch", "debate", "batch", DEBATES),
+    ("resume", "debate", "resume", DEBATES),
+    ("watch", "watch", "watch", DEBATES),
+    ("attach", "watch", "attach", DEBATES),
+    ("status", "background", "status", DEBATES),
+    ("result", "background", "result", DEBATES),
+    ("cancel", "background", "cancel", DEBATES),
+    ("continue", "debate", "continue_debate", DEBATES),
+    ("ask", "steer", "ask", DEBATES),
+    ("decide", "steer", "decide", DEBATES),
+    ("list", "runs", "list_runs", RUNS),
+    ("show", "runs", "show", RUNS),
+    ("export", "runs", "export", RUNS),
+    ("stats", "stats", "stats", RUNS),
+    ("gate", "ci", "gate", CI),
+    ("comment", "ci", "comment", CI),
+    ("doctor", "info", "doctor", INFO),
+    ("schema", "info", "schema", INFO),
+    ("mcp", "background", "mcp", INFO),
 )
-app.callback(invoke_without_command=True)(info.root)
-app.command(cls=Command, rich_help_panel=DEBATES, epilog=debate.DEBATE_EXAMPLES)(debate.debate)
-app.command(cls=Command, rich_help_panel=DEBATES)(debate.batch)
-app.command(cls=Command, rich_help_panel=DEBATES)(debate.resume)
-app.command(cls=Command, rich_help_panel=DEBATES)(watch.watch)
-app.command(cls=Command, rich_help_panel=DEBATES)(watch.attach)
-app.command(cls=Command, rich_help_panel=DEBATES)(background.status)
-app.command(cls=Command, rich_help_panel=DEBATES)(background.result)
-app.command(cls=Command, rich_help_panel=DEBATES)(background.cancel)
-app.command("continue", cls=Command, rich_help_panel=DEBATES)(debate.continue_debate)
-app.command(cls=Command, rich_help_panel=DEBATES)(steer.ask)
-app.command(cls=Command, rich_help_panel=DEBATES)(steer.decide)
-app.command("list", cls=Command, rich_help_panel=RUNS)(runs.list_runs)
-app.command(cls=Command, rich_help_panel=RUNS)(runs.show)
-app.command(cls=Command, rich_help_panel=RUNS)(runs.export)
-app.command(cls=Command, rich_help_panel=RUNS)(stats.stats)
-app.command(cls=Command, rich_help_panel=CI)(ci.gate)
-app.command(cls=Command, rich_help_panel=CI)(ci.comment)
-app.command(cls=Command, rich_help_panel=INFO)(info.doctor)
-app.command(cls=Command, rich_help_panel=INFO)(info.schema)
-app.command(cls=Command, rich_help_panel=INFO)(background.mcp)
+GROUPS = ("presets", "skill")
+EPILOGS = {"debate": "DEBATE_EXAMPLES"}  # a command's epilog: a name in its module
 
-presets_app = typer.Typer(help="List the built-in and user presets, or show one.", cls=Group)
-presets_app.callback(invoke_without_command=True)(info.presets_list)
-presets_app.command("show", cls=Command)(info.presets_show)
-app.add_typer(presets_app, name="presets", rich_help_panel=INFO)
 
-skill_app = typer.Typer(
-    help="The Claude Code skill that lets Claude run collab for you.", cls=Group
-)
-skill_app.command("install", cls=Command)(info.skill_install)
-skill_app.command("show", cls=Command)(info.skill_show)
-app.add_typer(skill_app, name="skill", rich_help_panel=INFO)
+def build_app(only: str | None = None, *, listed: bool = False) -> typer.Typer:
+    """The app with every command, or with the command (or group) ``only`` alone: the
+    same command, the same root options, the same help for it. ``listed``: each command
+    as the root's help lists it (name, help, panel) without its options, for that help
+    alone (making every command's options is most of what it would cost)."""
+    app = typer.Typer(
+        name="collab",
+        help="Autonomous multi-round debates between AI agent CLIs, ended by a neutral Judge.",
+        pretty_exceptions_show_locals=False,
+        add_completion=False,
+        rich_markup_mode="rich",
+        cls=Group,
+    )
+    app.callback(invoke_without_command=True)(info.root)
+    for name, module, function, panel in COMMANDS:
+        if only in (None, name):
+            home = importlib.import_module(f"collab.cli.{module}")
+            run = getattr(home, function)
+            epilog = getattr(home, EPILOGS[name]) if name in EPILOGS else None
+            app.command(None if run.__name__ == name else name, cls=Command,
+                        rich_help_panel=panel, epilog=epilog)(
+                _listed(run) if listed else run)  # fmt: skip
+    if only in (None, "presets"):
+        presets_app = typer.Typer(
+            help="List the built-in and user presets, or show one.", cls=Group
+        )
+        presets_app.callback(invoke_without_command=True)(info.presets_list)
+        presets_app.command("show", cls=Command)(info.presets_show)
+        app.add_typer(presets_app, name="presets", rich_help_panel=INFO)
+    if only in (None, "skill"):
+        skill_app = typer.Typer(
+            help="The Claude Code skill that lets Claude run collab for you.", cls=Group
+        )
+        skill_app.command("install", cls=Command)(info.skill_install)
+        skill_app.command("show", cls=Command)(info.skill_show)
+        app.add_typer(skill_app, name="skill", rich_help_panel=INFO)
+    return app
+
+
+def _listed(run: Callable[..., object]) -> Callable[[], None]:
+    """A command's stand-in in the root's help: its name and help, no options."""
+
+    def stand_in() -> None:
+        raise AssertionError("a listed command is never run")  # pragma: no cover
+
+    stand_in.__name__, stand_in.__doc__ = run.__name__, run.__doc__
+    return stand_in
+
+
+_NAMES = frozenset(name for name, *_ in COMMANDS) | frozenset(GROUPS)
+
+
+def _app_for(args: list[str]) -> typer.Typer:
+    """The app ``args`` need: the named command's alone (it is the first argument), none
+    for ``--version`` (the root's own option), else all of them."""
+    if args and args[0] in _NAMES:
+        return build_app(args[0])
+    if args == ["--help"]:
+        return build_app(listed=True)
+    if "--version" in args and set(args) <= {"--version", "--json"}:
+        return build_app("")
+    return build_app()
+
+
+def __getattr__(name: str) -> typer.Typer:
+    """``collab.cli.app``: the whole app, built when first asked for."""
+    if name != "app":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    app = build_app()
+    globals()["app"] = app
+    return app
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -80,12 +142,12 @@ def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     if not args:  # no command: the help, as the usage error it is (on stderr, exit 2)
         with contextlib.redirect_stdout(sys.stderr):
-            app(args=["--help"], prog_name="collab", standalone_mode=False)
+            build_app(listed=True)(args=["--help"], prog_name="collab", standalone_mode=False)
         sys.exit(EXIT_USAGE)
     as_json = "--json" in args
     ndjson = "--events" in args
     try:
-        rv = app(args=args, prog_name="collab", standalone_mode=False)
+        rv = _app_for(args)(args=args, prog_name="collab", standalone_mode=False)
     except CollabError as exc:
         _fail(str(exc), exc.exit_code, exc.kind, as_json, ndjson)
     except click_exc.ClickException as exc:

@@ -28,7 +28,8 @@ out = io.StringIO()
 with contextlib.suppress(SystemExit), contextlib.redirect_stdout(out):
     main()
 heavy = sorted({m.split(".")[0] for m in sys.modules} & set(heavy_names))
-print(json.dumps({"out": out.getvalue(), "heavy": heavy}))
+print(json.dumps({"out": out.getvalue(), "heavy": heavy,
+                  "commands": sorted(m for m in sys.modules if m.startswith("collab.cli."))}))
 """
 
 
@@ -59,6 +60,7 @@ def test_the_quick_commands_import_no_heavy_library(args: list[str]) -> None:
         args = [a_run() if a == "ID" else a for a in args]
     got = imported(args)
     assert got["heavy"] == []
+    assert "collab.cli.debate" not in got["commands"]  # only the command's own module
     assert str(got["out"]).startswith("collab " if args == ["--version"] else "{")
 
 
@@ -73,3 +75,25 @@ def test_a_number_typed_on_the_command_line_is_still_checked_by_typer() -> None:
     assert bad.returncode == 2 and "--wait" in bad.stderr
     ok = imported(["status", run_id, "--wait", "0.05", "--json"])
     assert json.loads(str(ok["out"]))["run_id"] == run_id
+
+
+def test_an_app_built_for_one_command_has_that_command_as_the_whole_app_has_it() -> None:
+    import typer.main
+
+    from collab.cli import COMMANDS, GROUPS, build_app
+
+    whole = typer.main.get_command(build_app())
+    assert set(whole.commands) == {name for name, *_ in COMMANDS} | set(GROUPS)  # type: ignore[attr-defined]
+
+    def described(command: object) -> object:
+        params = [
+            (p.name, p.opts, p.required, p.default, getattr(p, "help", None))
+            for p in command.params
+        ]  # type: ignore[attr-defined]
+        return (params, command.help, getattr(command, "commands", {}).keys())  # type: ignore[attr-defined]
+
+    for name in whole.commands:  # type: ignore[attr-defined]
+        alone = typer.main.get_command(build_app(name))
+        assert list(alone.commands) == [name]  # type: ignore[attr-defined]
+        assert described(alone.commands[name]) == described(whole.commands[name])  # type: ignore[attr-defined]
+        assert described(alone)[0] == described(whole)[0]  # the root's own options
