@@ -17,8 +17,9 @@ is written or sent (events.jsonl, ``--events ndjson``), and read back here once
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+import functools
+from collections.abc import Callable, Mapping
+from dataclasses import MISSING, dataclass, field, fields
 from typing import ClassVar, Literal, TypeVar, get_args
 
 from collab.contract import STANCE_KINDS, StanceKind
@@ -472,110 +473,108 @@ def _issue(d: _Doc) -> Issue:
         raise BadEvent(f"{d.kind} event: {exc}") from None
 
 
+_Read = Callable[[_Doc, str], object]
+
+# How each field is read, by its declared type (the annotation's text), from the key of
+# its name (else ``_KEYS``'); a field whose type says too little has a reader of its own
+# (``_OWN``). A missing field with a default reads as it; a missing ``detail`` or
+# ``prose`` as "" (older files).
+_BY_TYPE: dict[str, _Read] = {
+    "str": _Doc.string, "str | None": _Doc.opt_string, "bool": _Doc.flag,
+    "int": _Doc.integer, "int | None": _Doc.opt_integer,
+    "float": _Doc.number, "float | None": _Doc.opt_number, "tuple[str, ...]": _Doc.strings,
+    "tuple[Side, ...]": _Doc.seats,
+    "Side": lambda d, key: d.one_of(key, SIDES),
+    "Speaker": lambda d, key: d.one_of(key, SPEAKERS),
+    "TurnStatus": lambda d, key: d.one_of(key, TURN_STATUSES),
+    "RunStatus": lambda d, key: d.one_of(key, RUN_STATUSES),
+}  # fmt: skip
+_EMPTY_IF_MISSING = frozenset({"detail", "prose"})
+
+
+def _roles(d: _Doc, key: str) -> Mapping[Side, str]:
+    roles = d.obj(key)
+    if roles is None:
+        raise d.bad(key, "an object")
+    return {s: roles.string(s) for s in SIDES if s in roles.doc or s in "AB"}
+
+
+def _plan(d: _Doc, key: str) -> Mapping[str, object]:
+    plan = d.doc.get(key)
+    if not isinstance(plan, dict):
+        raise BadEvent(f"plan must be an object, got {plan!r}")
+    return plan
+
+
+def _tokens(d: _Doc, key: str) -> Tokens | None:
+    t = d.obj(key)
+    return None if t is None else Tokens(t.integer("input"), t.integer("output"))
+
+
+def _stances(d: _Doc, key: str) -> tuple[Stance, ...]:
+    return tuple(Stance(s.string("id"), s.one_of("stance", STANCE_KINDS)) for s in d.objects(key))
+
+
+def _ledger(d: _Doc, key: str) -> Ledger:
+    return Ledger(tuple(_issue(i) for i in d.objects("issues")))
+
+
+def _labels(d: _Doc, key: str) -> Mapping[str, str]:
+    labels = d.obj(key) or _Doc(d.kind, {})
+    return {k: labels.string(k) for k in labels.doc}
+
+
+def _decision(d: _Doc, key: str) -> HumanDecision:
+    return HumanDecision(
+        kind=d.one_of("kind", DECISION_KINDS), text=d.string("text"), by=d.string("by"),
+        when=d.string("when"), option=d.opt_string("option"), why=d.opt_string("why"),
+    )  # fmt: skip
+
+
+# Read first, in this order, then the other fields in their declared order.
+_OWN: dict[tuple[type, str], _Read] = {
+    (RunStarted, "roles"): _roles,
+    (Planned, "plan"): _plan,
+    (TurnFinished, "tokens"): _tokens,
+    (TurnFinished, "stances"): _stances,
+    (LedgerUpdated, "ledger"): _ledger,
+    (Decided, "decision"): _decision,
+    (JudgeStarted, "labels"): _labels,
+}
+_KEYS: dict[tuple[type, str], str] = {
+    (FavoursFlipped, "old"): "from", (FavoursFlipped, "new"): "to"
+}  # fmt: skip
+_KINDS: dict[str, type] = {c.kind: c for c in get_args(Event) if c is not Unknown}
+
+
+@functools.cache
+def _readers(cls: type) -> tuple[tuple[str, str, _Read], ...]:
+    """Each field of the event class ``cls`` (name, key, reader), in the order read."""
+    own = [(f.name, f.name, _OWN[cls, f.name]) for f in fields(cls) if (cls, f.name) in _OWN]
+    rest = []
+    for f in fields(cls):
+        if (cls, f.name) in _OWN:
+            continue
+        read = _BY_TYPE[str(f.type)]
+        if f.default is not MISSING:
+            read = _or_else(read, f.default)
+        elif f.name in _EMPTY_IF_MISSING:
+            read = _or_else(read, "")
+        rest.append((f.name, _KEYS.get((cls, f.name), f.name), read))
+    return (*own, *rest)
+
+
+def _or_else(read: _Read, missing: object) -> _Read:
+    return lambda d, key: read(d, key) if key in d.doc else missing
+
+
 def _event(kind: str, d: _Doc) -> Event:
-    match kind:
-        case "run_started":
-            roles = d.obj("roles")
-            if roles is None:
-                raise d.bad("roles", "an object")
-            return RunStarted(
-                run_id=d.string("run_id"), topic=d.string("topic"), preset=d.string("preset"),
-                rounds=d.integer("rounds"), runner=d.string("runner"),
-                attach=d.opt_string("attach"), resumed=d.flag("resumed"),
-                roles={s: roles.string(s) for s in SIDES if s in roles.doc or s in "AB"},
-                continued=d.integer("continued") if "continued" in d.doc else 0,
-                note=d.opt_string("note"),
-            )  # fmt: skip
-        case "round_started":
-            total, order = d.integer("total"), d.seats("order")
-            return RoundStarted(d.integer("round"), total, order, d.flag("at_once"))
-        case "turn_started":
-            return TurnStarted(
-                round=d.integer("round"), side=d.one_of("side", SIDES), role=d.string("role")
-            )
-        case "text":
-            return Text(
-                side=d.one_of("side", SPEAKERS), text=d.string("text"),
-                round=d.opt_integer("round"), followup=d.flag("followup"),
-            )  # fmt: skip
-        case "heartbeat":
-            return Heartbeat(
-                side=d.one_of("side", SPEAKERS), elapsed_s=d.number("elapsed_s"),
-                turn_left_s=d.number("turn_left_s"), run_left_s=d.number("run_left_s"),
-                round=d.opt_integer("round"), followup=d.flag("followup"),
-            )  # fmt: skip
-        case "turn_retry":
-            return TurnRetry(
-                round=d.integer("round"), side=d.one_of("side", SIDES), reason=d.string("reason"),
-                detail=d.string("detail", ""),
-            )  # fmt: skip
-        case "turn_finished":
-            tokens = d.obj("tokens")
-            return TurnFinished(
-                round=d.integer("round"), side=d.one_of("side", SIDES), role=d.string("role"),
-                status=d.one_of("status", TURN_STATUSES), duration_s=d.number("duration_s"),
-                cost_usd=d.opt_number("cost_usd"), cost_estimated=d.flag("cost_estimated"),
-                tokens=None if tokens is None else Tokens(tokens.integer("input"),
-                                                          tokens.integer("output")),
-                new_points=d.strings("new_points"),
-                stances=tuple(Stance(s.string("id"), s.one_of("stance", STANCE_KINDS))
-                              for s in d.objects("stances")),
-                abstain=d.opt_string("abstain"), prose=d.string("prose", ""),
-                warnings=d.strings("warnings"),
-            )  # fmt: skip
-        case "plan":
-            plan = d.doc.get("plan")
-            if not isinstance(plan, dict):
-                raise BadEvent(f"plan must be an object, got {plan!r}")
-            return Planned(plan=plan, lines=d.strings("lines"))
-        case "warning":
-            return RunWarning(text=d.string("text"))
-        case "ledger":
-            issues = tuple(_issue(i) for i in d.objects("issues"))
-            seats = d.integer("seats") if "seats" in d.doc else 0
-            return LedgerUpdated(d.integer("round"), Ledger(issues), d.seats("answered"), seats)
-        case "angle":
-            return AngleInjected(
-                round=d.integer("round"), text=d.string("text"), issue_ids=d.strings("issue_ids")
-            )
-        case "stop":
-            return Stopped(reason=d.string("reason"), detail=d.string("detail", ""))
-        case "judge_started":
-            labels = d.obj("labels") or _Doc(kind, {})
-            return JudgeStarted({k: labels.string(k) for k in labels.doc})
-        case "judge_finished":
-            return JudgeFinished(markdown=d.string("markdown"), fallback=d.flag("fallback"))
-        case "run_finished":
-            return RunFinished(
-                status=d.one_of("status", RUN_STATUSES), exit_code=d.integer("exit_code"),
-                error=d.opt_string("error"),
-            )  # fmt: skip
-        case "followup_started":
-            return FollowupStarted(side=d.one_of("side", SPEAKERS), question=d.string("question"))
-        case "followup":
-            return FollowupFinished(
-                side=d.one_of("side", SPEAKERS), answer=d.string("answer"),
-                status=d.string("status"),
-            )  # fmt: skip
-        case "continued":
-            return RoundsAdded(
-                round=d.integer("round"), rounds=d.integer("rounds"), note=d.opt_string("note")
-            )
-        case "decided":
-            return Decided(
-                HumanDecision(
-                    kind=d.one_of("kind", DECISION_KINDS), text=d.string("text"),
-                    by=d.string("by"), when=d.string("when"), option=d.opt_string("option"),
-                    why=d.opt_string("why"),
-                )
-            )  # fmt: skip
-        case "favours_flip":
-            return FavoursFlipped(
-                round=d.integer("round"), side=d.string("side"), old=d.string("from"),
-                new=d.string("to"),
-            )  # fmt: skip
-    fields = {k: v for k, v in d.doc.items() if k not in ("schema", "seq", "ts", "event")}
-    return Unknown(kind, fields)
+    cls = _KINDS.get(kind)
+    if cls is None:
+        fields = {k: v for k, v in d.doc.items() if k not in ("schema", "seq", "ts", "event")}
+        return Unknown(kind, fields)
+    event: Event = cls(**{name: read(d, key) for name, key, read in _readers(cls)})
+    return event
 
 
 def from_json(doc: object) -> Logged | None:

@@ -30,6 +30,7 @@ from collab.events import (
     JudgeStarted,
     LedgerUpdated,
     Logged,
+    Planned,
     RoundsAdded,
     RoundStarted,
     RunFinished,
@@ -58,6 +59,12 @@ ISSUE = Issue(
     severity_changes=(SeverityChange("A", "major", "blocking", 2),),
     checks_a=(EvidenceCheck("a.py:3", None, "verified"),),
 )  # fmt: skip
+PLAN = {
+    "schema": "collab.plan/1", "depth": "quick", "rounds": 1, "min_calls": 3, "max_calls": 8,
+    "cost_usd": {"low": 0.0088, "high": 0.0088, "estimate": False}, "prices_as_of": None,
+    "seats": [{"seat": s, "agent": "fake", "model": None, "usd_per_call": 0.0035,
+               "basis": "past runs", "samples": 2} for s in ("A", "B", "judge")],
+}  # fmt: skip
 EVERY_KIND: list[Event] = [
     RunStarted("r1", "topic", "balanced", 3, "tmux", "tmux attach -t x", False,
                {"A": "Advocate", "B": "Critic"}),
@@ -84,6 +91,7 @@ EVERY_KIND: list[Event] = [
     Heartbeat("A", 3.0, 1.0, 1.0, followup=True),
     FollowupFinished("A", "because", "ok"),
     RoundsAdded(4, 2, "look at cost"),
+    Planned(PLAN, ("plan: depth quick, up to 1 round · 3–8 calls",)),
     Decided(HumanDecision("choice", "Option 2", "me", "2026-12-01T17:00:00+0000", "O2", "cheap")),
     FavoursFlipped(2, "A", "O1", "O2"),
     RunStarted("r1", "topic", "balanced", 4, "tmux", None, True, {"A": "Advocate", "B": "Critic"},
@@ -206,3 +214,42 @@ def test_the_stream_numbers_coalesces_and_flushes_before_a_turn_ends() -> None:
         Text("A", "first ", round=1),
         Text("A", "second third", round=1),
     ]
+
+
+@pytest.mark.parametrize(
+    ("kind", "key", "read"),
+    [("turn_retry", "detail", "detail"), ("stop", "detail", "detail"),
+     ("turn_finished", "prose", "prose")],
+)  # fmt: skip
+def test_a_missing_detail_or_prose_reads_as_empty(kind: str, key: str, read: str) -> None:
+    doc = next(line(ev) for ev in EVERY_KIND if ev.kind == kind)
+    del doc[key]
+    logged = from_json(doc)
+    assert logged is not None and getattr(logged.event, read) == ""
+    doc[key] = None
+    with pytest.raises(BadEvent, match=key):
+        from_json(doc)
+
+
+@pytest.mark.parametrize(
+    ("kind", "key", "value"),
+    [("plan", "plan", []), ("run_started", "roles", "A"), ("turn_finished", "tokens", 3),
+     ("heartbeat", "elapsed_s", "3"), ("run_started", "resumed", "no"),
+     ("angle", "issue_ids", [1]), ("continued", "note", 2)],
+)  # fmt: skip
+def test_every_field_is_read_as_its_declared_type(kind: str, key: str, value: object) -> None:
+    doc = next(line(ev) for ev in EVERY_KIND if ev.kind == kind)
+    doc[key] = value
+    with pytest.raises(BadEvent, match=key):
+        from_json(doc)
+
+
+def test_a_missing_field_with_a_default_reads_as_it() -> None:
+    """Files written before a field was added: ``continued`` and ``note`` of run_started,
+    ``labels`` of judge_started, ``followup`` of text."""
+    for kind, key, want in [("run_started", "continued", 0), ("run_started", "note", None),
+                            ("judge_started", "labels", {}), ("text", "followup", False)]:  # fmt: skip
+        doc = next(line(ev) for ev in EVERY_KIND if ev.kind == kind)
+        doc.pop(key, None)
+        logged = from_json(doc)
+        assert logged is not None and getattr(logged.event, key) == want, (kind, key)
