@@ -97,3 +97,17 @@ def test_an_app_built_for_one_command_has_that_command_as_the_whole_app_has_it()
         assert list(alone.commands) == [name]  # type: ignore[attr-defined]
         assert described(alone.commands[name]) == described(whole.commands[name])  # type: ignore[attr-defined]
         assert described(alone)[0] == described(whole)[0]  # the root's own options
+
+
+def test_the_root_help_lists_every_command_as_the_whole_app_does() -> None:
+    """``collab --help`` is made from the commands' stand-ins (name, help, panel)."""
+    from typer.testing import CliRunner
+
+    from collab.cli import build_app
+
+    env = {"COLUMNS": "120", "NO_COLOR": "1"}
+    whole = CliRunner().invoke(build_app(), ["--help"], prog_name="collab", env=env)
+    listed = CliRunner().invoke(build_app(listed=True), ["--help"], prog_name="collab", env=env)
+    assert whole.exit_code == listed.exit_code == 0
+    assert listed.output == whole.output
+    assert "debate" in whole.output and "presets" in whole.output
