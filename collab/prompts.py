@@ -88,7 +88,10 @@ class Prompts:
         self._dirs = [user_dir("templates") / lang, builtin_dir("templates") / lang]
         user = self._dirs[0]
         overrides = tuple(sorted(p.name for p in user.iterdir())) if user.is_dir() else ()
-        self._env = _environment(tuple(str(d) for d in self._dirs), overrides)
+        # Without a file of the user's, every template is the built-in one: the environment
+        # (and its compiled templates) is the built-in directory's, whichever COLLAB_HOME.
+        searched = self._dirs if overrides else self._dirs[1:]
+        self._env = _environment(tuple(str(d) for d in searched), overrides)
         self._templates = {name: self._load(name) for name in _TEMPLATES}
         self._angles = self._load_angles()
 
