@@ -6,15 +6,14 @@ state.json and the Judge's ``raw`` keep the text as received (resume re-parses i
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import anyio
 
-from tests.conftest import FakeAgent, contract_block
+from tests.conftest import Cli, FakeAgent, contract_block
 from tests.e2e.mcp_client import mcp_session, text_of
+from tests.helpers import Outcome
 
 ROLE_A = "(Role A) in a structured debate"
 ROLE_B = "(Role B) in a structured debate"
@@ -51,20 +50,19 @@ def clean(text: str, where: str) -> None:
         assert bad not in text, (where, repr(bad), text[max(0, text.find(bad) - 60) :][:120])
 
 
-def collab(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "collab", *args], capture_output=True,
-                          text=True, timeout=120, stdin=subprocess.DEVNULL)  # fmt: skip
+def collab(cli: Cli, *args: str) -> Outcome:
+    return cli.process(*args)
 
 
-def test_no_surface_gets_an_escape_raw(fake_agent: FakeAgent, hermetic_env: Path) -> None:
+def test_no_surface_gets_an_escape_raw(cli: Cli, fake_agent: FakeAgent, hermetic_env: Path) -> None:
     script(fake_agent)
-    shown = collab("debate", "T", "--agent", "fake", "--rounds", "2", "--runner", "subprocess",
+    shown = collab(cli, "debate", "T", "--agent", "fake", "--rounds", "2", "--runner", "subprocess",
                    "--opening", "sequential")  # fmt: skip
-    assert shown.returncode == 0, shown.stderr
-    clean(shown.stdout + shown.stderr, "terminal")
-    as_json = collab("debate", "T", "--agent", "fake", "--rounds", "2", "--runner",
+    assert shown.code == 0, shown.err
+    clean(shown.out + shown.err, "terminal")
+    as_json = collab(cli, "debate", "T", "--agent", "fake", "--rounds", "2", "--runner",
                      "subprocess", "--opening", "sequential", "--json")  # fmt: skip
-    doc = json.loads(as_json.stdout)
+    doc = as_json.json()
     for s in strings(doc):
         clean(s, "--json")
     run_dir = Path(doc["paths"]["run_dir"])
@@ -81,11 +79,11 @@ def test_no_surface_gets_an_escape_raw(fake_agent: FakeAgent, hermetic_env: Path
     rid = doc["run_id"]
     for args in (("status", rid), ("status", rid, "--json"), ("show", rid),
                  ("show", rid, "--json"), ("result", rid, "--json"), ("list",)):  # fmt: skip
-        res = collab(*args)
-        assert res.returncode == 0, (args, res.stderr)
-        clean(res.stdout + res.stderr, " ".join(args[:1]))
+        res = collab(cli, *args)
+        assert res.code == 0, (args, res.err)
+        clean(res.out + res.err, " ".join(args[:1]))
         if "--json" in args:
-            for s in strings(json.loads(res.stdout)):
+            for s in strings(res.json()):
                 clean(s, " ".join(args))
 
     notes: list[str] = []

@@ -6,17 +6,14 @@ lone surrogate is saved."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 
 from collab.report import SCHEMAS
-from tests.conftest import FakeAgent, contract_block
-from tests.helpers import JUDGE_REST
+from tests.conftest import Cli, FakeAgent, contract_block
+from tests.helpers import JUDGE_REST, Outcome
 
 ROLE_A = "(Role A) in a structured debate"
 ROLE_B = "(Role B) in a structured debate"
@@ -25,15 +22,14 @@ JUDGE = "neutral judge"
 VERDICT = "## TL;DR\n- scripted" + JUDGE_REST
 
 
-def collab(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "collab", *args], capture_output=True, text=True,
-        timeout=120, stdin=subprocess.DEVNULL, env=dict(os.environ) | {"COLUMNS": "160"},
-    )  # fmt: skip
+def collab(cli: Cli, *args: str) -> Outcome:
+    return cli.process(*args, env={"COLUMNS": "160"})
 
 
-def debate(topic: str, *extra: str) -> subprocess.CompletedProcess[str]:
-    return collab("debate", topic, "--agent", "fake", "--runner", "subprocess", "--json", *extra)
+def debate(cli: Cli, topic: str, *extra: str) -> Outcome:
+    return collab(
+        cli, "debate", topic, "--agent", "fake", "--runner", "subprocess", "--json", *extra
+    )
 
 
 def saved(doc: dict[str, Any]) -> dict[str, Any]:
@@ -45,7 +41,7 @@ def judge_calls(fake: FakeAgent) -> list[dict[str, Any]]:
     return [c for c in fake.calls() if JUDGE in str(c["prompt"])]
 
 
-def test_a_debate_with_no_contract_stops_after_round_1(fake_agent: FakeAgent) -> None:
+def test_a_debate_with_no_contract_stops_after_round_1(cli: Cli, fake_agent: FakeAgent) -> None:
     """Every reply is prose only (a model that ignores the contract): 2 turns, 2 re-asks
     and the Judge — 5 calls — where every round used to run: 3 rounds × (turn + re-ask)
     × 2 sides + the Judge = 13."""
@@ -53,9 +49,9 @@ def test_a_debate_with_no_contract_stops_after_round_1(fake_agent: FakeAgent) ->
         [{"match": [JUDGE], "replies": [VERDICT]}],
         "I have opinions but no json block.",
     )
-    res = debate("No contract here", "--rounds", "3")
-    assert res.returncode == 0, res.stderr
-    doc = json.loads(res.stdout)
+    res = debate(cli, "No contract here", "--rounds", "3")
+    assert res.code == 0, res.err
+    doc = res.json()
     assert (doc["status"], doc["stop_reason"], doc["verdict"]) == (
         "done", "no-contract", "inconclusive"
     )  # fmt: skip
@@ -68,20 +64,20 @@ def test_a_debate_with_no_contract_stops_after_round_1(fake_agent: FakeAgent) ->
     assert any("not following the contract" in w for w in saved(doc)["warnings"])
     # the foreground view warns too
     fake_agent.script([{"match": [JUDGE], "replies": [VERDICT]}], "Still no block.")
-    shown = collab("debate", "No contract twice", "--agent", "fake", "--runner", "subprocess")
-    assert shown.returncode == 0 and "not following the contract" in shown.stdout + shown.stderr
+    shown = collab(cli, "debate", "No contract twice", "--agent", "fake", "--runner", "subprocess")
+    assert shown.code == 0 and "not following the contract" in shown.out + shown.err
 
-    listed = collab("list")
-    assert listed.returncode == 0 and "no-contract · inconclusive" in listed.stdout
-    stats = collab("stats", "--json")
-    total = json.loads(stats.stdout)
+    listed = collab(cli, "list")
+    assert listed.code == 0 and "no-contract · inconclusive" in listed.out
+    stats = collab(cli, "stats", "--json")
+    total = stats.json()
     jsonschema.validate(total, SCHEMAS["collab.stats/1"])
     assert total["verdicts"] == {"inconclusive": 2}
     assert (total["contract_turns"], total["turns"], total["contract_rate"]) == (0, 4, 0.0)
-    assert "turns with a usable contract" in collab("stats").stdout
+    assert "turns with a usable contract" in collab(cli, "stats").out
 
 
-def test_a_contract_in_round_1_keeps_the_debate_going(fake_agent: FakeAgent) -> None:
+def test_a_contract_in_round_1_keeps_the_debate_going(cli: Cli, fake_agent: FakeAgent) -> None:
     fake_agent.script(
         [
             {"match": [JUDGE], "replies": [VERDICT]},
@@ -89,13 +85,14 @@ def test_a_contract_in_round_1_keeps_the_debate_going(fake_agent: FakeAgent) -> 
         ],
         "No block from here on.",
     )
-    res = debate("One contract", "--rounds", "3")
-    assert res.returncode == 0, res.stderr
-    doc = json.loads(res.stdout)
+    res = debate(cli, "One contract", "--rounds", "3")
+    assert res.code == 0, res.err
+    doc = res.json()
     assert doc["stop_reason"] == "max-rounds" and doc["rounds"]["done"] == 3
 
 
 def test_a_refusing_judge_is_asked_once_more_then_the_ledger_summarises(
+    cli: Cli,
     fake_agent: FakeAgent,
 ) -> None:
     refusal = "I'm sorry, but I can't provide a judgement on this debate."
@@ -109,9 +106,9 @@ def test_a_refusing_judge_is_asked_once_more_then_the_ledger_summarises(
                 stances=[("I1", "contest", "no")])]},
         ]
     )  # fmt: skip
-    res = debate("Refusal", "--rounds", "2", "--opening", "sequential")
-    assert res.returncode == 0, res.stderr
-    doc = json.loads(res.stdout)
+    res = debate(cli, "Refusal", "--rounds", "2", "--opening", "sequential")
+    assert res.code == 0, res.err
+    doc = res.json()
     asked = judge_calls(fake_agent)
     assert [c["rule"] for c in asked] == [1, 0]  # asked, then once more naming what was missing
     assert doc["judge"]["fallback"] is True
@@ -122,11 +119,13 @@ def test_a_refusing_judge_is_asked_once_more_then_the_ledger_summarises(
     assert any("summarising from the ledger" in w for w in warned)
     state = saved(doc)
     assert state["judge"]["raw"] == refusal and state["judge"]["meta"]["attempts"] == 2
-    stats = json.loads(collab("stats", "--json").stdout)
+    stats = collab(cli, "stats", "--json").json()
     assert stats["judge_fallback_rate"] == 1.0
 
 
-def test_a_judge_that_mends_its_answer_on_the_retry_is_kept(fake_agent: FakeAgent) -> None:
+def test_a_judge_that_mends_its_answer_on_the_retry_is_kept(
+    cli: Cli, fake_agent: FakeAgent
+) -> None:
     fake_agent.script(
         [
             {"match": [JUDGE], "replies": ["## TL;DR\n- one line only", VERDICT]},
@@ -134,15 +133,15 @@ def test_a_judge_that_mends_its_answer_on_the_retry_is_kept(fake_agent: FakeAgen
         ],
         "B." + contract_block(stances=[("I1", "contest", "no")]),
     )
-    res = debate("Mended", "--rounds", "2", "--opening", "sequential")
-    assert res.returncode == 0, res.stderr
-    doc = json.loads(res.stdout)
+    res = debate(cli, "Mended", "--rounds", "2", "--opening", "sequential")
+    assert res.code == 0, res.err
+    doc = res.json()
     assert len(judge_calls(fake_agent)) == 2
     assert doc["judge"]["fallback"] is False
     assert doc["judge"]["markdown"].startswith(VERDICT)
 
 
-def test_a_raiser_concedes_its_own_point(fake_agent: FakeAgent) -> None:
+def test_a_raiser_concedes_its_own_point(cli: Cli, fake_agent: FakeAgent) -> None:
     """The issue's round: A on its own I1, "B showed …" → dropped as conceded, counted."""
     fake_agent.script(
         [
@@ -156,16 +155,16 @@ def test_a_raiser_concedes_its_own_point(fake_agent: FakeAgent) -> None:
                 "B rests." + contract_block()]},
         ]
     )  # fmt: skip
-    res = debate("Concession", "--rounds", "2", "--opening", "sequential")
-    assert res.returncode == 0, res.stderr
-    doc = json.loads(res.stdout)
+    res = debate(cli, "Concession", "--rounds", "2", "--opening", "sequential")
+    assert res.code == 0, res.err
+    doc = res.json()
     (issue,) = doc["ledger"]
     assert (issue["status"], issue["resolution"], issue["dropped_by"]) == (
         "dropped", "conceded", ["A"]
     )  # fmt: skip
     assert issue["reason"].startswith("B showed")
     assert doc["verdict"] == "consensus" and doc["stop_reason"] == "converged-early"
-    stats = json.loads(collab("stats", "--json").stdout)
+    stats = collab(cli, "stats", "--json").json()
     assert stats["conceded"] == 1 and stats["dropped"] == 1
 
 
@@ -178,7 +177,7 @@ def as_claude_json(text: str) -> dict[str, object]:
     return {"raw": json.dumps(doc)}
 
 
-def test_a_reply_with_a_lone_surrogate_is_saved(fake_agent: FakeAgent) -> None:
+def test_a_reply_with_a_lone_surrogate_is_saved(cli: Cli, fake_agent: FakeAgent) -> None:
     fake_agent.script(
         [
             {"match": [JUDGE], "replies": [as_claude_json(VERDICT + "\ud800")]},
@@ -187,12 +186,12 @@ def test_a_reply_with_a_lone_surrogate_is_saved(fake_agent: FakeAgent) -> None:
         ],
         as_claude_json("B \udc00." + contract_block(stances=[("I1", "contest", "no \ud800")])),
     )  # fmt: skip
-    res = debate("Surrogate", "--rounds", "2", "--opening", "sequential")
-    assert res.returncode == 0, res.stdout + res.stderr
-    doc = json.loads(res.stdout)
+    res = debate(cli, "Surrogate", "--rounds", "2", "--opening", "sequential")
+    assert res.code == 0, res.out + res.err
+    doc = res.json()
     assert doc["status"] == "done", doc["error"]
     assert doc["turns"][0]["prose"] == "A \ufffd says."  # shown as a replacement character
     assert doc["ledger"][0]["title"] == "Point"  # the escape in the block: cleaned away
     assert doc["judge"]["fallback"] is False
-    shown = collab("show", doc["run_id"])
-    assert shown.returncode == 0, shown.stderr
+    shown = collab(cli, "show", doc["run_id"])
+    assert shown.code == 0, shown.err

@@ -5,20 +5,18 @@ unpriced agent runs bounded by max_calls and rounds instead."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import anyio
 
-from tests.conftest import FakeAgent
+from tests.conftest import Cli, FakeAgent
 from tests.e2e.mcp_client import call, doc_of, mcp_session, text_of
+from tests.helpers import Outcome
 
 
-def collab(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "collab", *args], capture_output=True,
-                          text=True, timeout=120, stdin=subprocess.DEVNULL)  # fmt: skip
+def collab(cli: Cli, *args: str) -> Outcome:
+    return cli.process(*args)
 
 
 DEBATE = ("debate", "T", "--agent", "fake-text", "--rounds", "3", "--runner", "subprocess",
@@ -27,18 +25,18 @@ DEBATE = ("debate", "T", "--agent", "fake-text", "--rounds", "3", "--runner", "s
 
 
 def test_an_unpriced_agent_with_max_cost_is_refused_then_priced_it_stops_on_the_estimate(
-    fake_agent: FakeAgent, hermetic_env: Path
+    cli: Cli, fake_agent: FakeAgent, hermetic_env: Path
 ) -> None:
-    res = collab(*DEBATE, "--max-cost", "0.000001")
-    assert res.returncode == 2
-    message = json.loads(res.stdout)["error"]["message"]
+    res = collab(cli, *DEBATE, "--max-cost", "0.000001")
+    assert res.code == 2
+    message = res.json()["error"]["message"]
     assert "--max-cost cannot bind fake-text:default" in message
     assert '[prices] "fake-text:default" = [input, output]' in message
     with (hermetic_env / "config.toml").open("a", encoding="utf-8") as f:
         f.write('[prices]\n"fake-text:*" = [1000, 1000]\n')
-    res = collab(*DEBATE, "--max-cost", "0.000001")
-    assert res.returncode == 0, res.stderr
-    doc = json.loads(res.stdout)
+    res = collab(cli, *DEBATE, "--max-cost", "0.000001")
+    assert res.code == 0, res.err
+    doc = res.json()
     assert doc["stop_reason"] == "budget" and doc["cost_estimated"] is True
     assert len(doc["turns"]) == 1  # the first turn's estimate reached the cap
     state = json.loads(Path(doc["paths"]["state"]).read_text(encoding="utf-8"))
