@@ -316,10 +316,27 @@ def _without_requests() -> None:
 
 @contextmanager
 def _engine() -> Iterator[_Engine]:
-    """The engine configured for one scan: our plugins and filters, nothing else."""
+    """The engine configured for one scan: our plugins and filters, nothing else. It is
+    built once a process; every scan runs inside its own settings block (the plugins
+    read the settings while they scan: the verification filter must never be on)."""
     # Imported here, not at the top: the engine (detect-secrets, ~30 ms) is needed only
     # by the commands that scan, not by the quick ones that import this module.
     _without_requests()
+    from detect_secrets.settings import transient_settings
+
+    with _LOCK:
+        if not _BUILT:
+            _BUILT.append(_build())
+        config, engine = _BUILT[0]
+        with transient_settings(config):
+            yield engine
+
+
+_BUILT: list[tuple[dict[str, Any], _Engine]] = []  # (settings, engine), made once
+
+
+def _build() -> tuple[dict[str, Any], _Engine]:
+    """The settings of a scan and the engine they make (called under ``_LOCK``)."""
     from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
     from detect_secrets.settings import get_filters, get_plugins, transient_settings
 
@@ -336,23 +353,22 @@ def _engine() -> Iterator[_Engine]:
         and not name.startswith("_")
     ]
     ours = [{"name": n, "path": "file://" + path} for n in mine]
-    with _LOCK:
-        with transient_settings({"plugins_used": ours}):
-            get_mapping_from_secret_type_to_class.cache_clear()
-            names = sorted(
-                cls.__name__
-                for cls in get_mapping_from_secret_type_to_class().values()
-                if cls.__name__ not in _EXCLUDED_PLUGINS and cls.__name__ not in mine
-            )
-        config = {
-            "plugins_used": [{"name": n} for n in names] + ours,
-            # An explicit list: never the verification filter, which would send candidates out.
-            "filters_used": [{"path": p} for p in _FILTERS]
-            + [{"path": f"file://{path}::is_placeholder"}],
-        }
-        with transient_settings(config):
-            get_mapping_from_secret_type_to_class.cache_clear()
-            yield _Engine(list(get_plugins()), list(get_filters()))
+    with transient_settings({"plugins_used": ours}):
+        get_mapping_from_secret_type_to_class.cache_clear()
+        names = sorted(
+            cls.__name__
+            for cls in get_mapping_from_secret_type_to_class().values()
+            if cls.__name__ not in _EXCLUDED_PLUGINS and cls.__name__ not in mine
+        )
+    config: dict[str, Any] = {
+        "plugins_used": [{"name": n} for n in names] + ours,
+        # An explicit list: never the verification filter, which would send candidates out.
+        "filters_used": [{"path": p} for p in _FILTERS]
+        + [{"path": f"file://{path}::is_placeholder"}],
+    }
+    with transient_settings(config):
+        get_mapping_from_secret_type_to_class.cache_clear()
+        return config, _Engine(list(get_plugins()), list(get_filters()))
 
 
 class _Engine:

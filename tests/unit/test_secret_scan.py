@@ -629,3 +629,25 @@ def test_sixty_thousand_characters_of_prose_skip_the_slow_work(
 )
 def test_repository_files_scan_clean(path: Path) -> None:
     assert scan_text(path.read_text(encoding="utf-8"), str(path)) == []
+
+
+def test_a_scan_never_verifies_a_candidate_even_with_the_engine_built_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The engine is made once a process, and every scan runs in its own settings, in
+    which the verification filter (which would send a candidate out) is never on."""
+    from detect_secrets.plugins.base import BasePlugin
+    from detect_secrets.settings import get_settings
+
+    verification = "detect_secrets.filters.common.is_ignored_due_to_verification_policies"
+    # Outside collab's scans, someone turned verification on (as detect-secrets' CLI does)
+    monkeypatch.setitem(get_settings().filters, verification, {"min_level": 2})
+
+    def verify(self: object, *args: object, **kwargs: object) -> object:
+        raise AssertionError("a candidate secret was sent to be verified")
+
+    monkeypatch.setattr(BasePlugin, "verify", verify)
+    text = 'password = "c0rrect-h0rse-battery"\n'
+    for _ in range(2):  # the first scan builds the engine, the second reuses it
+        assert [h.kind for h in scan_text(text, "app.py")] == ["Secret Keyword"]
+    assert verification in get_settings().filters  # the settings outside are left alone
