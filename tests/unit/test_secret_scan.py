@@ -647,7 +647,7 @@ def test_a_scan_never_verifies_a_candidate_even_with_the_engine_built_once(
         raise AssertionError("a candidate secret was sent to be verified")
 
     monkeypatch.setattr(BasePlugin, "verify", verify)
-    text = 'password = "c0rrect-h0rse-battery"\n'
+    text = "pass" + 'word = "c0rrect-' + 'h0rse-battery"\n'
     for _ in range(2):  # the first scan builds the engine, the second reuses it
         assert [h.kind for h in scan_text(text, "app.py")] == ["Secret Keyword"]
     assert verification in get_settings().filters  # the settings outside are left alone
