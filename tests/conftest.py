@@ -31,9 +31,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture(autouse=True)
-def hermetic_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    home = tmp_path / "collab-home"
-    home.mkdir()
+def hermetic_env(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
+    # A folder of its own under the session's base temp (mkdtemp): not ``tmp_path``, whose
+    # numbered folder and "current" symlink cost every test ~ms, most of which never use it.
+    home = Path(tempfile.mkdtemp(prefix="collab-home-", dir=tmp_path_factory.getbasetemp()))
     monkeypatch.setenv("COLLAB_HOME", str(home))
     monkeypatch.setenv("SHELL", "/bin/bash")
     for name in _LEAKY:

@@ -9,6 +9,7 @@ An entry marked ``TODO(owner)`` is a collision that owner's branch removes; prun
 from __future__ import annotations
 
 import ast
+import functools
 from collections import defaultdict
 from pathlib import Path
 
@@ -58,12 +59,18 @@ def defined_names(source: str) -> set[str]:
     return names
 
 
+@functools.cache
+def _defined_in(source: str) -> frozenset[str]:
+    """:func:`defined_names`, parsed once a test session (two tests read every module)."""
+    return frozenset(defined_names(source))
+
+
 def collisions(package: Path) -> dict[str, list[str]]:
     """Every public name defined in more than one module, with those modules."""
     where: dict[str, list[str]] = defaultdict(list)
     for path in sorted(package.rglob("*.py")):
         module = str(path.relative_to(package.parent))
-        for name in defined_names(path.read_text(encoding="utf-8")):
+        for name in _defined_in(path.read_text(encoding="utf-8")):
             where[name].append(module)
     return {name: mods for name, mods in where.items() if len(mods) > 1}
 
