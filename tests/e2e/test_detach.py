@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -19,8 +17,8 @@ from collab.control import driver_pid
 from collab.report import SCHEMAS
 from collab.state import load_state
 from collab.store import RunDir
-from tests.conftest import FakeAgent, contract_block
-from tests.helpers import JUDGE_REST, wait_until
+from tests.conftest import Cli, FakeAgent, contract_block
+from tests.helpers import JUDGE_REST, Outcome, wait_until
 
 ROLE_A = "(Role A) in a structured debate"
 ROLE_B = "(Role B) in a structured debate"
@@ -33,12 +31,10 @@ HOSTILE = [
 ]
 
 
-def collab(*args: str, stdin: str | None = None, cwd: Path | None = None, timeout: float = 120):
-    return subprocess.run(
-        [sys.executable, "-m", "collab", *args],
-        input=stdin, capture_output=True, text=True, timeout=timeout, cwd=cwd,
-        stdin=None if stdin is not None else subprocess.DEVNULL, env=dict(os.environ),
-    )  # fmt: skip
+def collab(
+    cli: Cli, *args: str, stdin: str | None = None, cwd: Path | None = None, timeout: float = 120
+) -> Outcome:
+    return cli.process(*args, stdin=stdin, cwd=cwd, timeout=timeout)
 
 
 def script(fake: FakeAgent, *, b: object = None, match: str | None = None) -> None:
@@ -52,8 +48,8 @@ def script(fake: FakeAgent, *, b: object = None, match: str | None = None) -> No
     fake.script(rules, "unmatched prompt")
 
 
-def json_of(res: subprocess.CompletedProcess[str]) -> dict[str, Any]:
-    doc: dict[str, Any] = json.loads(res.stdout)
+def json_of(res: Outcome) -> dict[str, Any]:
+    doc: dict[str, Any] = json.loads(res.out)
     Draft202012Validator(SCHEMAS[doc["schema"]]).validate(doc)
     return doc
 
@@ -64,16 +60,16 @@ def settled(run_id: str) -> bool:
 
 @pytest.mark.parametrize("topic", HOSTILE, ids=["quotes-subst", "newlines", "sql-heredoc"])
 def test_topic_file_and_stdin_take_any_text(
-    fake_agent: FakeAgent, tmp_path: Path, topic: str
+    cli: Cli, fake_agent: FakeAgent, tmp_path: Path, topic: str
 ) -> None:
     marker = topic.strip().splitlines()[-1].strip()
     script(fake_agent, match=marker)
     path = tmp_path / "topic.txt"
     path.write_text(topic, encoding="utf-8")
-    by_file = collab("debate", "--topic-file", str(path), *FAST, "--json", cwd=tmp_path)
-    by_stdin = collab("debate", "-", *FAST, "--json", stdin=topic, cwd=tmp_path)
+    by_file = collab(cli, "debate", "--topic-file", str(path), *FAST, "--json", cwd=tmp_path)
+    by_stdin = collab(cli, "debate", "-", *FAST, "--json", stdin=topic, cwd=tmp_path)
     for res in (by_file, by_stdin):
-        assert res.returncode == 0, res.stderr
+        assert res.code == 0, res.err
         doc = json_of(res)
         assert doc["topic"] == topic.strip()
         assert load_state(RunDir(doc["run_id"])).config.topic == topic.strip()
@@ -95,68 +91,73 @@ def test_topic_file_and_stdin_take_any_text(
     ids=["both", "none", "missing", "binary", "dir", "empty-stdin", "detach-events"],
 )
 def test_topic_input_errors(
-    fake_agent: FakeAgent, tmp_path: Path, args: list[str], stdin: str | None, message: str
+    cli: Cli,
+    fake_agent: FakeAgent,
+    tmp_path: Path,
+    args: list[str],
+    stdin: str | None,
+    message: str,
 ) -> None:
     (tmp_path / "t.txt").write_text("JWT", encoding="utf-8")
     (tmp_path / "bad.txt").write_bytes(b"\xff\xfe\x00bad")
     as_json = [] if "--events" in args else ["--json"]
-    res = collab("debate", *args, *FAST, *as_json, stdin=stdin, cwd=tmp_path)
-    assert res.returncode == 2
+    res = collab(cli, "debate", *args, *FAST, *as_json, stdin=stdin, cwd=tmp_path)
+    assert res.code == 2
     doc = json_of(res)  # --events ndjson reports errors as a JSON line too
     assert doc["schema"] == "collab.error/1" and message in doc["error"]["message"]
     assert not RunDir("x").path.parent.exists() or not list(RunDir("x").path.parent.iterdir())
 
 
 def test_detach_returns_at_once_and_status_result_follow(
-    fake_agent: FakeAgent, tmp_path: Path
+    cli: Cli, fake_agent: FakeAgent, tmp_path: Path
 ) -> None:
     gate = tmp_path / "let-b-answer"  # B answers only once the test has looked
     script(fake_agent, b=[{"text": "B speaks." + contract_block(), "wait_file": str(gate)}])
     t0 = time.monotonic()
-    res = collab("debate", "JWT vs sessions", *FAST, "--detach")
+    res = collab(cli, "debate", "JWT vs sessions", *FAST, "--detach")
     took = time.monotonic() - t0
-    assert res.returncode == 0, res.stderr
-    run_id = res.stdout.strip()
-    assert f"collab watch {run_id}" in res.stderr
+    assert res.code == 0, res.err
+    run_id = res.out.strip()
+    assert f"collab watch {run_id}" in res.err
     assert took < 5.0
-    early = collab("result", run_id, "--json")  # still going: B waits for the gate
-    assert early.returncode == 2
+    early = collab(cli, "result", run_id, "--json")  # still going: B waits for the gate
+    assert early.code == 2
     err = json_of(early)["error"]
     assert err["kind"] == "running" and f"run {run_id} is still running" in err["message"]
-    text = collab("status", run_id)
-    assert text.returncode == 0 and run_id in text.stdout and "round" in text.stdout
+    text = collab(cli, "status", run_id)
+    assert text.code == 0 and run_id in text.out and "round" in text.out
     gate.touch()
     assert wait_until(lambda: settled(run_id), timeout=60)
-    status = json_of(collab("status", run_id, "--json"))
+    status = json_of(collab(cli, "status", run_id, "--json"))
     assert status["phase"] == "finished" and status["turns"] == {"done": 4, "planned": 4}
-    doc = json_of(collab("result", run_id))
+    doc = json_of(collab(cli, "result", run_id))
     assert doc["schema"] == "collab.result/2" and doc["status"] == "done"
     assert doc["judge"]["markdown"].startswith("## TL;DR")
 
 
-def test_detach_json_then_cancel_then_resume(fake_agent: FakeAgent) -> None:
+def test_detach_json_then_cancel_then_resume(cli: Cli, fake_agent: FakeAgent) -> None:
     script(fake_agent, b=[{"hang": True}])
-    started = json_of(collab("debate", "JWT vs sessions", *FAST, "--opening", "sequential",
+    started = json_of(collab(cli, "debate", "JWT vs sessions", *FAST, "--opening", "sequential",
                              "--detach", "--json"))  # fmt: skip
     run_id = started["run_id"]
     assert started["schema"] == "collab.started/1" and started["watch"] == f"collab watch {run_id}"
     assert wait_until(lambda: len(load_state(RunDir(run_id)).turns) == 1, timeout=60)
     assert driver_pid(RunDir(run_id).path) is not None
-    doc = json_of(collab("cancel", run_id, "--json"))
+    doc = json_of(collab(cli, "cancel", run_id, "--json"))
     assert doc["status"] == "interrupted" and doc["phase"] == "stopped" and not doc["active"]
     assert doc["resume"] == f"collab resume {run_id}"
-    again = collab("cancel", run_id)
-    assert again.returncode == 0 and "interrupted" in again.stdout
+    again = collab(cli, "cancel", run_id)
+    assert again.code == 0 and "interrupted" in again.out
     script(fake_agent)
-    res = collab("resume", run_id, "--json")
-    assert res.returncode == 0, res.stderr
+    res = collab(cli, "resume", run_id, "--json")
+    assert res.code == 0, res.err
     assert json_of(res)["status"] == "done"
 
 
-def test_follow_up_commands_on_an_unknown_run(fake_agent: FakeAgent) -> None:
+def test_follow_up_commands_on_an_unknown_run(cli: Cli, fake_agent: FakeAgent) -> None:
     for command in ("status", "result", "cancel"):
-        res = collab(command, "20990101-000000-abcdef", "--json")
-        assert res.returncode == 2
+        res = collab(cli, command, "20990101-000000-abcdef", "--json")
+        assert res.code == 2
         assert "no run with id" in json_of(res)["error"]["message"]
 
 
@@ -181,16 +182,16 @@ def test_a_driver_that_dies_at_start_leaves_its_reason(
     assert doc["resume"] == f"collab resume {started.run_id}"
 
 
-def test_status_wait_returns_at_the_next_step(fake_agent: FakeAgent) -> None:
+def test_status_wait_returns_at_the_next_step(cli: Cli, fake_agent: FakeAgent) -> None:
     script(fake_agent, b=[{"text": "B speaks." + contract_block(), "sleep": 1.0}])
-    run_id = collab("debate", "JWT", *FAST, "--opening", "sequential", "--detach").stdout.strip()
+    run_id = collab(cli, "debate", "JWT", *FAST, "--opening", "sequential", "--detach").out.strip()
     seen = []
     t0 = time.monotonic()
     while True:
-        doc = json_of(collab("status", run_id, "--wait", "30", "--json"))
+        doc = json_of(collab(cli, "status", run_id, "--wait", "30", "--json"))
         seen.append((time.monotonic() - t0, doc["turns"]["done"]))
         if doc["phase"] in ("finished", "stopped"):
             break
         assert len(seen) < 12, seen
     assert seen[-1][1] == 4 and seen[-1][0] < 30, seen
-    assert collab("status", run_id, "--wait", "-1").returncode == 2
+    assert collab(cli, "status", run_id, "--wait", "-1").code == 2
