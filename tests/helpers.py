@@ -215,8 +215,10 @@ class Cli:
         cwd: Path | None = None,
         timeout: float = 120.0,
         replace_env: Mapping[str, str] | None = None,
+        **popen: Any,
     ) -> Outcome:
-        """``collab ARGS`` as its own process; ``replace_env`` is the whole environment."""
+        """``collab ARGS`` as its own process; ``replace_env`` is the whole environment,
+        ``popen`` more of ``subprocess.run``'s arguments (``preexec_fn``, …)."""
         proc = subprocess.run(
             self.argv(*argv),
             input=stdin,
@@ -226,6 +228,7 @@ class Cli:
             env=dict(replace_env) if replace_env is not None else self._env(env),
             cwd=cwd,
             timeout=timeout,
+            **popen,
         )
         return Outcome(proc.returncode, proc.stdout, proc.stderr)
 
