@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -11,7 +10,6 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from collab import __version__
-from collab.cli import main
 from collab.doctor import Check
 from collab.presets import get_preset, load_presets
 from collab.report import (
@@ -25,16 +23,14 @@ from collab.report import (
     version_document,
 )
 from collab.store import StoredRun
-from tests.conftest import FakeAgent, contract_block
+from tests.conftest import Cli, FakeAgent, contract_block
 from tests.e2e.test_inputs import ALL_TOOLS, LOGIN_VARS, bin_dir
 from tests.helpers import JUDGE_REST
 
 
-def run_json(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, Any]:
-    with pytest.raises(SystemExit) as exc:
-        main([*args, "--json"])
-    out = capsys.readouterr().out
-    return int(exc.value.code or 0), json.loads(out)
+def run_json(args: list[str], cli: Cli) -> tuple[int, Any]:
+    res = cli(*args, "--json")
+    return res.code, res.json()
 
 
 def validate(doc: Any) -> None:
@@ -68,15 +64,15 @@ CASES = [
 
 @pytest.mark.parametrize(list(Case._fields), CASES, ids=[c.test_id for c in CASES])
 def test_simple_documents(
-    capsys: pytest.CaptureFixture[str], test_id: str, args: list[str], schema: str, exit_code: int
+    cli: Cli, test_id: str, args: list[str], schema: str, exit_code: int
 ) -> None:
-    code, doc = run_json(args, capsys)
+    code, doc = run_json(args, cli)
     assert code == exit_code
     assert doc["schema"] == schema
     validate(doc)
 
 
-def test_run_documents(fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]) -> None:
+def test_run_documents(fake_agent: FakeAgent, cli: Cli) -> None:
     fake_agent.script(
         [
             {
@@ -91,39 +87,36 @@ def test_run_documents(fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]
         "## TL;DR\n- done" + JUDGE_REST,
     )
     code, doc = run_json(
-        ["debate", "Schema test", "--agent", "fake", "--runner", "subprocess"], capsys
+        ["debate", "Schema test", "--agent", "fake", "--runner", "subprocess"], cli
     )
     assert code == 0
     validate(doc)
     run_id = doc["run_id"]
     for args in (["show", run_id], ["list"]):
-        code, other = run_json(args, capsys)
+        code, other = run_json(args, cli)
         assert code == 0
         validate(other)
     assert other["runs"][0]["run_id"] == run_id
 
 
-def test_batch_and_skill_documents(
-    fake_agent: FakeAgent, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_batch_and_skill_documents(fake_agent: FakeAgent, tmp_path: Path, cli: Cli) -> None:
     fake_agent.script([], "reply" + contract_block())
     topics = tmp_path / "topics.txt"
     topics.write_text("one\ntwo\n")
     code, doc = run_json(
-        ["batch", str(topics), "--agent", "fake", "--runner", "subprocess", "--rounds", "2"],
-        capsys,
+        ["batch", str(topics), "--agent", "fake", "--runner", "subprocess", "--rounds", "2"], cli
     )
     assert code == 0
     validate(doc)
     assert [r["line"] for r in doc["runs"]] == [1, 2]
-    code, doc = run_json(["skill", "install", "--dir", str(tmp_path / "skill")], capsys)
+    code, doc = run_json(["skill", "install", "--dir", str(tmp_path / "skill")], cli)
     assert code == 0
     validate(doc)
 
 
 @pytest.mark.parametrize("logged_in", [True, False], ids=["ok", "failing"])
 def test_doctor_document(
-    capsys: pytest.CaptureFixture[str],
+    cli: Cli,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     logged_in: bool,
@@ -138,7 +131,7 @@ def test_doctor_document(
         monkeypatch.delenv(var, raising=False)
     if logged_in:
         monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-a-key")
-    code, doc = run_json(["doctor"], capsys)
+    code, doc = run_json(["doctor"], cli)
     assert code == (0 if logged_in else 3)
     validate(doc)
     assert doc["ok"] is logged_in
