@@ -12,10 +12,9 @@ from typing import Any
 import anyio
 import pytest
 
-from collab.cli import main
 from collab.options import MAX_CONTEXT_FILES
 from collab.request import load_contexts
-from tests.conftest import FakeAgent
+from tests.conftest import Cli, FakeAgent
 from tests.e2e.mcp_client import call, mcp_session, text_of
 
 TOO_MANY = f"{MAX_CONTEXT_FILES + 1} context files; at most {MAX_CONTEXT_FILES} per debate"
@@ -55,7 +54,7 @@ def test_at_most_20_context_files_on_every_surface(
     fake_agent: FakeAgent,
     hermetic_env: Path,
     tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
+    cli: Cli,
     monkeypatch: pytest.MonkeyPatch,
     surface: str,
 ) -> None:
@@ -78,10 +77,9 @@ def test_at_most_20_context_files_on_every_surface(
             topics = folder / "t.jsonl"
             topics.write_text(json.dumps({"topic": "T", "context": names}) + "\n")
             argv = ["batch", str(topics), "--agent", "fake", "--json"]
-        with pytest.raises(SystemExit) as exc:
-            main(argv)
-        assert exc.value.code == 2
-        assert TOO_MANY in json.loads(capsys.readouterr().out)["error"]["message"]
+        res = cli(*argv)
+        assert res.code == 2
+        assert TOO_MANY in res.json()["error"]["message"]
     assert not (hermetic_env / "runs").exists()
     # The limit's edge: twenty load.
     assert len(load_contexts(tuple(str(folder / n) for n in names[:-1]), 60000)) == 20

@@ -10,8 +10,7 @@ from typing import Any
 import anyio
 import pytest
 
-from collab.cli import main
-from tests.conftest import FakeAgent
+from tests.conftest import Cli, FakeAgent
 from tests.e2e.mcp_client import call, mcp_session, text_of
 
 BAD = [
@@ -30,7 +29,7 @@ def test_bad_names_are_refused_everywhere(
     fake_agent: FakeAgent,
     hermetic_env: Path,
     tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
+    cli: Cli,
     surface: str,
     key: str,
     value: str,
@@ -54,10 +53,9 @@ def test_bad_names_are_refused_everywhere(
             topics = tmp_path / "t.jsonl"
             topics.write_text(json.dumps({"topic": "T", key: value}) + "\n")
             argv = ["batch", str(topics), "--agent", "fake", "--json"]
-        with pytest.raises(SystemExit) as exc:
-            main(argv)
-        assert exc.value.code == 2
-        assert message in json.loads(capsys.readouterr().out)["error"]["message"]
+        res = cli(*argv)
+        assert res.code == 2
+        assert message in res.json()["error"]["message"]
     assert not (hermetic_env / "runs").exists()
 
 
@@ -68,14 +66,13 @@ def test_bad_names_are_refused_everywhere(
     ids=["sh-c", "flag-equals"],
 )  # fmt: skip
 def test_model_inside_a_larger_token_is_refused_at_load(
-    fake_agent: FakeAgent, hermetic_env: Path, capsys: pytest.CaptureFixture[str],
+    fake_agent: FakeAgent, hermetic_env: Path, cli: Cli,
     agent_toml: str, shown: str,
 ) -> None:  # fmt: skip
     with (hermetic_env / "config.toml").open("a", encoding="utf-8") as f:
         f.write(f"[agents.shell]\n{agent_toml}\n")
-    with pytest.raises(SystemExit) as exc:
-        main(["debate", "T", "--agent", "fake", "--json"])
-    assert exc.value.code == 2
-    message = json.loads(capsys.readouterr().out)["error"]["message"]
+    res = cli("debate", "T", "--agent", "fake", "--json")
+    assert res.code == 2
+    message = res.json()["error"]["message"]
     assert f"[agents.shell]: '{shown}' puts {{model}} inside a larger argument" in message
     assert 'model_argv = ["--model", "{model}"]' in message
