@@ -77,8 +77,8 @@ def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp
     as its own (see tests.helpers.Cli). Rich wraps at 200 columns; temp files go under
     the test's tmp_path."""
     monkeypatch.setenv("COLUMNS", "200")  # rich wraps at 80 columns when not on a terminal
-    tmp = tmp_path / "tmp"
-    tmp.mkdir(exist_ok=True)
+    tmp = tmp_path / "cli-tmp"
+    tmp.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(tmp))
     return Cli(capsys, monkeypatch)
 

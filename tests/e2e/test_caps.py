@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
-from tests.conftest import FakeAgent, contract_block
+from tests.conftest import Cli, FakeAgent, contract_block
 from tests.helpers import JUDGE_REST
 
 ROLE = {"A": "(Role A) in a structured debate", "B": "(Role B) in a structured debate"}
@@ -33,7 +31,7 @@ def big(tag: str) -> str:
 
 
 def test_megabyte_replies_for_seven_rounds_stay_bounded(
-    fake_agent: FakeAgent, tmp_path: Path
+    cli: Cli, fake_agent: FakeAgent, tmp_path: Path
 ) -> None:
     rules: list[dict[str, object]] = []
     for r in range(1, ROUNDS + 1):
@@ -49,14 +47,13 @@ def test_megabyte_replies_for_seven_rounds_stay_bounded(
     fake_agent.script(rules, "unmatched prompt")
     tmp = tmp_path / "tmp"
     tmp.mkdir()
-    proc = subprocess.run(
-        [sys.executable, "-m", "collab", "debate", "Big replies", "--agent", "fake",
-         "--rounds", str(ROUNDS), "--runner", "subprocess", "--max-chars", str(MAX_CHARS),
-         "--timeout", "60", "--judge-timeout", "60", "--keep-temp"],
-        capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL,
-        env=dict(os.environ) | {"TMPDIR": str(tmp), "COLUMNS": "120"},
+    proc = cli.process(
+        "debate", "Big replies", "--agent", "fake",
+        "--rounds", str(ROUNDS), "--runner", "subprocess", "--max-chars", str(MAX_CHARS),
+        "--timeout", "60", "--judge-timeout", "60", "--keep-temp",
+        timeout=300, env={"TMPDIR": str(tmp), "COLUMNS": "120"},
     )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.code == 0, proc.err[-2000:]
     (run,) = (Path(os.environ["COLLAB_HOME"]) / "runs").iterdir()
     state_path = run / "state.json"
     state = json.loads(state_path.read_text(encoding="utf-8"))
@@ -77,8 +74,8 @@ def test_megabyte_replies_for_seven_rounds_stay_bounded(
     judge = state["judge"]["text"]
     assert len(judge) <= 40_000 + 2_000 and "…[truncated " in judge  # + the skipped-ids line
     # What was printed is bounded too (stderr: the debate; stdout: the Judge).
-    assert len(proc.stderr.encode()) < 2 * ROUNDS * (CAP + 4_000), len(proc.stderr)
-    assert len(proc.stdout.encode()) < 45_000, len(proc.stdout)
+    assert len(proc.err.encode()) < 2 * ROUNDS * (CAP + 4_000), len(proc.err)
+    assert len(proc.out.encode()) < 45_000, len(proc.out)
     # What went into the next prompts and the Judge's is cut too.
     (temp_dir,) = tmp.glob("collab-*")
     for prompt in temp_dir.glob("*.prompt"):

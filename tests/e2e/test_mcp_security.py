@@ -5,15 +5,13 @@ no reading tools or the user's own setup unless the user's [mcp] says so."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 
-from tests.conftest import FakeAgent, contract_block
+from tests.conftest import Cli, FakeAgent, contract_block
 from tests.e2e.mcp_client import call, doc_of, mcp_session, poll, text_of
 
 ROLE_A = "(Role A) in a structured debate"
@@ -80,16 +78,15 @@ def test_six_calls_at_once_from_two_servers_start_two(
 
 
 def test_a_model_sees_only_the_runs_started_over_mcp(
-    fake_agent: FakeAgent, hermetic_env: Path, tmp_path: Path
+    cli: Cli, fake_agent: FakeAgent, hermetic_env: Path, tmp_path: Path
 ) -> None:
     slow_script(fake_agent, sleep=0.0)
-    cli = subprocess.run(
-        [sys.executable, "-m", "collab", "debate", "A person's debate", "--agent", "fake",
-         "--rounds", "2", "--runner", "subprocess", "--json"],
-        capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+    res = cli.process(
+        "debate", "A person's debate", "--agent", "fake", "--rounds", "2", "--runner",
+        "subprocess", "--json",
     )  # fmt: skip
-    assert cli.returncode == 0, cli.stderr
-    person = json.loads(cli.stdout)["run_id"]
+    assert res.code == 0, res.err
+    person = res.json()["run_id"]
     assert state_of(hermetic_env, person)["origin"] == "cli"
     box: dict[str, Any] = {}
 
