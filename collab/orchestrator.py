@@ -111,16 +111,9 @@ class Orchestrator:
         self._kept = ("nothing yet", "pending")
         self._unsaved = False
         self._begun = False
-        self._reports_ready: threading.Thread | None = None
 
     # -- public ------------------------------------------------------------------------
     def run(self) -> Outcome:
-        # The reports' renderer (markdown-it, the HTML template compiled) is made ready in
-        # the background while the agents work, not after the Judge: ~0.2 s off the end.
-        self._reports_ready = threading.Thread(
-            target=report.prepare, name="collab-report-prepare", daemon=True
-        )
-        self._reports_ready.start()
         with self.run_dir.locked(), sigterm_as_interrupt():
             events_path = self.run_dir.path / EVENTS_FILE
             log = self._log = JsonlFile(events_path)
@@ -569,8 +562,6 @@ class Orchestrator:
         self._kept = (kept + (" and the summary" if st.judge else ""), st.status)
 
     def _write_reports(self) -> None:
-        if self._reports_ready is not None:
-            self._reports_ready.join()
         try:
             report.write_reports(self.state, self.run_dir)
         except StorageError as exc:

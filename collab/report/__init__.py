@@ -76,7 +76,6 @@ __all__ = [
     "fmt_cost",
     "judge_md",
     "list_document",
-    "prepare",
     "preset_document",
     "presets_document",
     "render_html",
@@ -88,18 +87,6 @@ __all__ = [
     "version_document",
     "write_reports",
 ]
-
-
-def prepare() -> None:
-    """Import what :func:`write_reports` renders with and compile report.html's template
-    (cached for the process), e.g. in a thread while a debate runs. A failure here is
-    left for the rendering itself to report."""
-    try:
-        from collab.report.html import prepare_template
-
-        prepare_template()
-    except Exception:  # only a head start: render_html raises it properly
-        pass
 
 
 def write_reports(state: RunState, run_dir: RunDir) -> dict[str, Path]:

@@ -127,12 +127,6 @@ def _env() -> Environment:
     return env
 
 
-def prepare_template() -> None:
-    """Compile the report's template now (it is kept by the cached environment)."""
-    _env().get_template("report.html.j2")
-    _css()
-
-
 @cache
 def _css() -> Markup:
     """Our own stylesheet, shipped beside the template and inlined: one file, no fetch."""
