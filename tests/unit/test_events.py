@@ -247,8 +247,9 @@ def test_every_field_is_read_as_its_declared_type(kind: str, key: str, value: ob
 def test_a_missing_field_with_a_default_reads_as_it() -> None:
     """Files written before a field was added: ``continued`` and ``note`` of run_started,
     ``labels`` of judge_started, ``followup`` of text."""
-    for kind, key, want in [("run_started", "continued", 0), ("run_started", "note", None),
-                            ("judge_started", "labels", {}), ("text", "followup", False)]:  # fmt: skip
+    missing = [("run_started", "continued", 0), ("run_started", "note", None),
+               ("judge_started", "labels", {}), ("text", "followup", False)]  # fmt: skip
+    for kind, key, want in missing:
         doc = next(line(ev) for ev in EVERY_KIND if ev.kind == kind)
         doc.pop(key, None)
         logged = from_json(doc)
