@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Literal
 
@@ -10,10 +11,17 @@ from collab.suggest import did_you_mean
 
 Lang = Literal["en", "ja"]
 
-_JA_CHAR = re.compile(
-    "[\u3005-\u3007\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]"
-)
-_LATIN_WORD = re.compile("[A-Za-z\u00c0-\u024f]+")
+
+@functools.cache
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Japanese characters and Latin words. Compiled when first needed, not at import: the
+    large character class costs ~2 ms that commands which never detect a language (every
+    command imports this module through the options) would pay."""
+    ja = re.compile(
+        "[\u3005-\u3007\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+        "\uff66-\uff9f]"
+    )
+    return ja, re.compile("[A-Za-z\u00c0-\u024f]+")
 
 
 def detect_lang(topic: str) -> Lang:
@@ -22,10 +30,11 @@ def detect_lang(topic: str) -> Lang:
     A Latin word counts as two letters, whatever its length: a Japanese word is about
     two characters, so "Reactのstate管理" reads as Japanese, as its author meant.
     """
-    ja = len(_JA_CHAR.findall(topic))
+    ja_char, latin_word = _patterns()
+    ja = len(ja_char.findall(topic))
     if ja == 0:
         return "en"
-    latin_words = _LATIN_WORD.findall(topic)
+    latin_words = latin_word.findall(topic)
     latin_letters = sum(len(w) for w in latin_words)
     other = sum(1 for ch in topic if ch.isalpha()) - ja - latin_letters
     return "ja" if ja > 2 * len(latin_words) + max(other, 0) else "en"
