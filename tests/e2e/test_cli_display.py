@@ -7,8 +7,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import subprocess
-import sys
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -19,7 +17,6 @@ from rich.console import Console, RenderableType
 from collab import __version__
 from collab.batch.pool import Item
 from collab.batch.record import ItemStatus
-from collab.cli import main
 from collab.cli.batch_view import progress_table
 from collab.cli.tables import batch_table, doctor_table, ledger_table, presets_table, runs_table
 from collab.doctor import Check
@@ -27,6 +24,7 @@ from collab.ledger import Issue, Ledger
 from collab.presets import load_presets
 from collab.report import SCHEMAS
 from collab.text import clean
+from tests.conftest import Cli
 
 WIDTHS = (80, 100, 160)
 LONG_TOPIC = "Should the order service move from a shared Postgres to event sourcing on Kafka"
@@ -207,20 +205,12 @@ def test_doctor_table_keeps_check_names_whole() -> None:
 # -- collab --version ----------------------------------------------------------------------
 
 
-def run_main(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    capsys.readouterr()
-    with pytest.raises(SystemExit) as exc:
-        main(list(argv))
-    cap = capsys.readouterr()
-    return int(exc.value.code or 0), cap.out, cap.err
+def test_version(cli: Cli) -> None:
+    assert cli("--version") == (0, f"collab {__version__}\n", "")
 
 
-def test_version(capsys: pytest.CaptureFixture[str]) -> None:
-    assert run_main(capsys, "--version") == (0, f"collab {__version__}\n", "")
-
-
-def test_version_json(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run_main(capsys, "--version", "--json")
+def test_version_json(cli: Cli) -> None:
+    code, out, err = cli("--version", "--json")
     assert (code, err) == (0, "")
     doc = json.loads(out)
     assert doc == {"schema": "collab.version/1", "version": __version__}
@@ -228,10 +218,8 @@ def test_version_json(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 @pytest.mark.parametrize("argv", [["--json"], ["--json", "list"]], ids=["alone", "before-list"])
-def test_root_json_without_version_is_bad_usage(
-    capsys: pytest.CaptureFixture[str], argv: list[str]
-) -> None:
-    code, out, _ = run_main(capsys, *argv)
+def test_root_json_without_version_is_bad_usage(cli: Cli, argv: list[str]) -> None:
+    code, out, _ = cli(*argv)
     assert code == 2
     doc = json.loads(out)
     assert doc["schema"] == "collab.error/1" and doc["error"]["kind"] == "usage"
@@ -243,27 +231,20 @@ PANELS = ("Roles and context", "Agents and models", "Limits", "Output")
 PYTHON_TYPES = ("<str>", "<int>", "<float>", "<list[str]>", "<path>")
 
 
-def help_text(*argv: str, width: int = 100) -> str:
+def help_text(cli: Cli, *argv: str, width: int = 100) -> str:
     """Help as a user's terminal of ``width`` columns gets it (typer renders it with rich)."""
     colour = ("FORCE_COLOR", "PY_COLORS", "GITHUB_ACTIONS", "TTY_COMPATIBLE")
     env = {k: v for k, v in os.environ.items() if k not in colour}
     env |= {"COLUMNS": str(width), "TERMINAL_WIDTH": str(width), "NO_COLOR": "1"}
-    res = subprocess.run(
-        [sys.executable, "-m", "collab", *argv, "--help"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
-    assert res.returncode == 0, res.stderr
-    assert max(len(line) for line in res.stdout.splitlines()) <= width
-    return clean(res.stdout)
+    res = cli.process(*argv, "--help", replace_env=env, timeout=60)
+    assert res.code == 0, res.err
+    assert max(len(line) for line in res.out.splitlines()) <= width
+    return clean(res.out)
 
 
 @pytest.mark.parametrize("command", ["debate", "batch"])
-def test_debate_help_groups_options_with_metavars(command: str) -> None:
-    text = help_text(command)
+def test_debate_help_groups_options_with_metavars(cli: Cli, command: str) -> None:
+    text = help_text(cli, command)
     for panel in PANELS:
         assert f"─ {panel} ─" in text, panel
     for metavar in ("SECONDS", "USD", "PATH", "NAME", "MODEL", "AGENT"):
@@ -275,8 +256,8 @@ def test_debate_help_groups_options_with_metavars(command: str) -> None:
     assert "--timeout" in text and "[default: 120]" in text
 
 
-def test_help_shows_version_and_command_groups() -> None:
-    text = help_text(width=80)
+def test_help_shows_version_and_command_groups(cli: Cli) -> None:
+    text = help_text(cli, width=80)
     assert "--version" in text
     for panel in ("Debates", "Runs", "Setup and reference"):
         assert f"─ {panel} ─" in text, panel
