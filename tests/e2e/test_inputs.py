@@ -15,7 +15,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,51 +23,12 @@ from typing import NamedTuple
 import pytest
 from libtmux import Server
 
-from collab.cli import main
 from collab.paths import builtin_dir
-from tests.conftest import FakeAgent
+from tests.conftest import Cli, FakeAgent
 from tests.helpers import wait_until
 
 PRESET_KEYS = tuple(sorted(p.stem for p in builtin_dir("presets").glob("*.toml")))
 TOPIC = "JWT vs sessions"
-
-
-class Outcome(NamedTuple):
-    code: int
-    out: str
-    err: str
-
-
-def _exit_code(exc: SystemExit) -> int:
-    if exc.code is None:
-        return 0
-    return exc.code if isinstance(exc.code, int) else 1
-
-
-def run_main(capsys: pytest.CaptureFixture[str], argv: list[str]) -> Outcome:
-    """``collab ARGV`` in this process, exactly as the console script runs it."""
-    capsys.readouterr()
-    try:
-        main(argv)
-    except SystemExit as exc:
-        code = _exit_code(exc)
-    else:
-        code = 0
-    cap = capsys.readouterr()
-    return Outcome(code, cap.out, cap.err)
-
-
-def run_collab(
-    args: list[str], env: dict[str, str], timeout: float = 60.0
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "collab", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,
-    )
 
 
 def tree(root: Path) -> set[str]:
@@ -360,7 +320,7 @@ def _one_line(err: str) -> str:
 
 @pytest.mark.parametrize(list(Case._fields), CASES, ids=IDS)
 def test_bad_input(
-    capsys: pytest.CaptureFixture[str],
+    cli: Cli,
     watched: Path,
     inputs: Path,
     test_id: str,
@@ -370,7 +330,7 @@ def test_bad_input(
     argv_ok: bool,
 ) -> None:
     case = Case(test_id, argv, message, also, argv_ok)
-    res = run_main(capsys, _argv(case, inputs))
+    res = cli(*_argv(case, inputs))
     assert res.code == 2, res
     assert res.out == ""
     line = _one_line(res.err)
@@ -382,7 +342,7 @@ def test_bad_input(
 
 @pytest.mark.parametrize(list(Case._fields), CASES, ids=IDS)
 def test_bad_input_json(
-    capsys: pytest.CaptureFixture[str],
+    cli: Cli,
     watched: Path,
     inputs: Path,
     test_id: str,
@@ -392,7 +352,7 @@ def test_bad_input_json(
     argv_ok: bool,
 ) -> None:
     case = Case(test_id, argv, message, also, argv_ok)
-    res = run_main(capsys, [*_argv(case, inputs), "--json"])
+    res = cli(*_argv(case, inputs), "--json")
     assert res.code == 2
     assert res.err == ""
     doc = json.loads(res.out)  # exactly one document: the whole of stdout parses
@@ -406,13 +366,13 @@ SUBPROCESS_ROWS = ["rounds-x", "unknown-preset", "context-binary", "only-role-a"
 
 
 @pytest.mark.parametrize("test_id", SUBPROCESS_ROWS)
-def test_bad_input_real_process(watched: Path, inputs: Path, test_id: str) -> None:
+def test_bad_input_real_process(cli: Cli, watched: Path, inputs: Path, test_id: str) -> None:
     """The real entry point (``python -m collab``): no traceback, one line, exit 2."""
     case = next(c for c in CASES if c.test_id == test_id)
-    res = run_collab(_argv(case, inputs), dict(os.environ))
-    assert res.returncode == 2
-    assert res.stdout == ""
-    line = _one_line(res.stderr)
+    res = cli.process(*_argv(case, inputs), replace_env=dict(os.environ))
+    assert res.code == 2
+    assert res.out == ""
+    line = _one_line(res.err)
     assert message_in(case, inputs, line)
 
 
@@ -420,7 +380,7 @@ def message_in(case: Case, d: Path, line: str) -> bool:
     return case.message.replace("{d}", str(d)) in line and all(w in line for w in case.also)
 
 
-def test_context_unreadable_mode(watched: Path, inputs: Path) -> None:
+def test_context_unreadable_mode(cli: Cli, watched: Path, inputs: Path) -> None:
     """A chmod 000 context file: exit 2, one line, nothing started. Root reads such a file
     anyway (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH), and CI runs as root: then collab runs
     as a root without those two capabilities (setpriv, util-linux), which the kernel holds
@@ -429,7 +389,7 @@ def test_context_unreadable_mode(watched: Path, inputs: Path) -> None:
     secret = inputs / "secret.txt"
     secret.write_text("hidden", encoding="utf-8")
     secret.chmod(0)
-    argv = [sys.executable, "-m", "collab", "debate", TOPIC, *SAFE, "--context", str(secret)]
+    argv = cli.argv("debate", TOPIC, *SAFE, "--context", str(secret))
     if os.geteuid() == 0:
         setpriv = shutil.which("setpriv")
         assert setpriv, "setpriv (util-linux) is needed to drop root's file-mode override"
@@ -441,12 +401,10 @@ def test_context_unreadable_mode(watched: Path, inputs: Path) -> None:
     assert line == f"collab: cannot read context file {secret}: Permission denied"
 
 
-def test_malformed_batch_file_reports_line(
-    capsys: pytest.CaptureFixture[str], watched: Path, tmp_path: Path
-) -> None:
+def test_malformed_batch_file_reports_line(cli: Cli, watched: Path, tmp_path: Path) -> None:
     topics = tmp_path / "topics.jsonl"
     topics.write_text('{"topic": "fine"}\n\n{"topic": broken}\n', encoding="utf-8")
-    res = run_main(capsys, ["batch", str(topics), *SAFE])
+    res = cli("batch", str(topics), *SAFE)
     assert res.code == 2
     assert f"{topics}:3: invalid JSON" in _one_line(res.err)
 
@@ -537,6 +495,7 @@ PREREQ_CASES = [
     list(PrereqCase._fields), PREREQ_CASES, ids=[c.test_id for c in PREREQ_CASES]
 )
 def test_missing_prerequisite_exit_3(
+    cli: Cli,
     watched: Path,
     inputs: Path,
     tmp_path: Path,
@@ -548,18 +507,18 @@ def test_missing_prerequisite_exit_3(
 ) -> None:
     path = bin_dir(tmp_path, tools, claude)
     argv = [a.replace("{d}", str(inputs)) for a in args]
-    res = run_collab(argv, prereq_env(path))
-    assert res.returncode == 3, res
-    assert res.stdout == ""
-    line = _one_line(res.stderr)
+    res = cli.process(*argv, replace_env=prereq_env(path))
+    assert res.code == 3, res
+    assert res.out == ""
+    line = _one_line(res.err)
     assert message in line
 
 
-def test_missing_prerequisite_json(watched: Path, tmp_path: Path) -> None:
+def test_missing_prerequisite_json(cli: Cli, watched: Path, tmp_path: Path) -> None:
     path = bin_dir(tmp_path, (*SHELL_TOOLS, "tmux"), claude=False)
-    res = run_collab(["debate", TOPIC, "--json"], prereq_env(path))
-    assert res.returncode == 3
-    doc = json.loads(res.stdout)
+    res = cli.process("debate", TOPIC, "--json", replace_env=prereq_env(path))
+    assert res.code == 3
+    doc = json.loads(res.out)
     assert doc["schema"] == "collab.error/1"
     assert doc["exit_code"] == 3
     assert doc["error"]["kind"] == "prerequisite"
@@ -654,6 +613,7 @@ def doctor_env(path: Path, api_key: bool) -> dict[str, str]:
     list(DoctorCase._fields), DOCTOR_CASES, ids=[c.test_id for c in DOCTOR_CASES]
 )
 def test_doctor(
+    cli: Cli,
     doctor_home: Path,
     tmp_path: Path,
     hermetic_env: Path,
@@ -669,9 +629,9 @@ def test_doctor(
         (doctor_home / ".claude").mkdir()
         (doctor_home / ".claude" / ".credentials.json").write_text("{}", encoding="utf-8")
     path = bin_dir(tmp_path, tools, claude)
-    res = run_collab(["doctor", "--json"], doctor_env(path, api_key))
-    assert res.returncode == exit_code, res
-    doc = json.loads(res.stdout)
+    res = cli.process("doctor", "--json", replace_env=doctor_env(path, api_key))
+    assert res.code == exit_code, res
+    doc = json.loads(res.out)
     assert doc["schema"] == "collab.doctor/1"
     assert doc["ok"] is (exit_code == 0)
     for check in doc["checks"]:
@@ -698,16 +658,16 @@ def test_doctor(
         assert expected in by_name["claude login"]["detail"]
 
 
-def test_doctor_text_mode(doctor_home: Path, tmp_path: Path) -> None:
+def test_doctor_text_mode(cli: Cli, doctor_home: Path, tmp_path: Path) -> None:
     path = bin_dir(tmp_path, ALL_TOOLS, claude=True)
     env = doctor_env(path, api_key=False) | {"COLUMNS": "200"}
-    res = run_collab(["doctor"], env)
-    assert res.returncode == 3
-    assert "claude login" in res.stdout and "no login or API key found" in res.stdout
-    line = _one_line(res.stderr)
+    res = cli.process("doctor", replace_env=env)
+    assert res.code == 3
+    assert "claude login" in res.out and "no login or API key found" in res.out
+    line = _one_line(res.err)
     assert line == "collab: the default path cannot run here; see the fixes above"
 
-    res = run_collab(["doctor"], env | {"ANTHROPIC_API_KEY": "sk-test"})
-    assert res.returncode == 0, res
-    assert res.stderr == ""
-    assert "ANTHROPIC_API_KEY is set" in res.stdout
+    res = cli.process("doctor", replace_env=env | {"ANTHROPIC_API_KEY": "sk-test"})
+    assert res.code == 0, res
+    assert res.err == ""
+    assert "ANTHROPIC_API_KEY is set" in res.out
