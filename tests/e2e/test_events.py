@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +12,7 @@ import jsonschema
 import pytest
 
 from collab.report import SCHEMAS
-from tests.conftest import FakeAgent, contract_block
+from tests.conftest import Cli, FakeAgent, contract_block
 from tests.helpers import JUDGE_REST, wait_until
 
 ROLE_A = "(Role A) in a structured debate"
@@ -39,12 +38,8 @@ def script(fake: FakeAgent, word_delay: float = 0.0) -> None:
     )  # fmt: skip
 
 
-def collab(*args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "collab", *args],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=dict(os.environ) | {"COLUMNS": "120"}, stdin=subprocess.DEVNULL,
-    )  # fmt: skip
+def collab(cli: Cli, *args: str) -> subprocess.Popen[str]:
+    return cli.popen(*args, env={"COLUMNS": "120"})
 
 
 def check_stream(events: list[dict[str, Any]]) -> None:
@@ -62,9 +57,9 @@ def check_stream(events: list[dict[str, Any]]) -> None:
     assert sorted(finished) == [(1, "A"), (1, "B"), (2, "A"), (2, "B")]
 
 
-def test_events_ndjson_on_stdout_match_the_events_file(fake_agent: FakeAgent) -> None:
+def test_events_ndjson_on_stdout_match_the_events_file(cli: Cli, fake_agent: FakeAgent) -> None:
     script(fake_agent)
-    proc = collab("debate", "Events?", "--agent", "fake-stream", "--rounds", "2",
+    proc = collab(cli, "debate", "Events?", "--agent", "fake-stream", "--rounds", "2",
                   "--events", "ndjson", *FAST)  # fmt: skip
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
@@ -86,20 +81,20 @@ def test_events_ndjson_on_stdout_match_the_events_file(fake_agent: FakeAgent) ->
     assert err == ""  # machine mode: nothing else said
 
 
-def test_events_and_json_are_exclusive(fake_agent: FakeAgent) -> None:
-    proc = collab("debate", "X", "--agent", "fake", "--json", "--events", "ndjson", *FAST)
+def test_events_and_json_are_exclusive(cli: Cli, fake_agent: FakeAgent) -> None:
+    proc = collab(cli, "debate", "X", "--agent", "fake", "--json", "--events", "ndjson", *FAST)
     out, _ = proc.communicate(timeout=60)
     assert proc.returncode == 2
     doc = json.loads(out)
     assert doc["schema"] == "collab.error/1" and "not both" in doc["error"]["message"]
-    proc = collab("debate", "X", "--agent", "fake", "--events", "xml", *FAST)
+    proc = collab(cli, "debate", "X", "--agent", "fake", "--events", "xml", *FAST)
     out, _ = proc.communicate(timeout=60)
     assert proc.returncode == 2 and len(out.splitlines()) == 1
     assert "--events must be ndjson" in json.loads(out)["error"]["message"]
 
 
 def test_heartbeats_while_a_turn_runs(
-    fake_agent: FakeAgent, monkeypatch: pytest.MonkeyPatch
+    cli: Cli, fake_agent: FakeAgent, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr("collab.eventlog.HEARTBEAT_EVERY", 0.2)
     fake_agent.script(
@@ -110,11 +105,7 @@ def test_heartbeats_while_a_turn_runs(
             {"match": [JUDGE], "replies": ["## TL;DR\n- I1 open." + JUDGE_REST]},
         ]
     )  # fmt: skip
-    from collab.cli import main
-
-    with pytest.raises(SystemExit) as exc:
-        main(["debate", "Beats", "--agent", "fake", "--rounds", "2", "--json", *FAST])
-    assert exc.value.code in (0, None)
+    assert cli("debate", "Beats", "--agent", "fake", "--rounds", "2", "--json", *FAST).code == 0
     (run,) = (Path(os.environ["COLLAB_HOME"]) / "runs").iterdir()
     events = [json.loads(line) for line in (run / "events.jsonl").read_text().splitlines()]
     beats = [e for e in events if e["event"] == "heartbeat" and e.get("side") == "A"
@@ -124,9 +115,11 @@ def test_heartbeats_while_a_turn_runs(
     assert all(b["run_left_s"] >= b["turn_left_s"] >= 0 for b in beats)
 
 
-def test_watch_follows_a_running_debate_and_exits_with_its_code(fake_agent: FakeAgent) -> None:
+def test_watch_follows_a_running_debate_and_exits_with_its_code(
+    cli: Cli, fake_agent: FakeAgent
+) -> None:
     script(fake_agent, word_delay=0.05)
-    driver = collab("debate", "Watch me", "--agent", "fake-stream", "--rounds", "2",
+    driver = collab(cli, "debate", "Watch me", "--agent", "fake-stream", "--rounds", "2",
                     "--json", *FAST)  # fmt: skip
     runs = Path(os.environ["COLLAB_HOME"]) / "runs"
     try:
@@ -139,7 +132,7 @@ def test_watch_follows_a_running_debate_and_exits_with_its_code(fake_agent: Fake
         assert wait_until(lambda: bool(made()), 90), driver.poll()
         (run,) = made()
         assert wait_until(lambda: (run / "events.jsonl").exists(), 90), driver.poll()
-        watcher = collab("watch", run.name)
+        watcher = collab(cli, "watch", run.name)
         w_out, w_err = watcher.communicate(timeout=120)
         d_out, d_err = driver.communicate(timeout=120)
     finally:
@@ -156,21 +149,23 @@ def test_watch_follows_a_running_debate_and_exits_with_its_code(fake_agent: Fake
     assert "I1 and I2 stay open." in w_out  # the Judge's summary on stdout
 
 
-def test_watch_a_finished_run_replays_it(fake_agent: FakeAgent) -> None:
+def test_watch_a_finished_run_replays_it(cli: Cli, fake_agent: FakeAgent) -> None:
     script(fake_agent)
-    proc = collab("debate", "Done already", "--agent", "fake", "--rounds", "2", "--json", *FAST)
+    proc = collab(
+        cli, "debate", "Done already", "--agent", "fake", "--rounds", "2", "--json", *FAST
+    )
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
     run_id = json.loads(out)["run_id"]
-    watcher = collab("watch", run_id)
+    watcher = collab(cli, "watch", run_id)
     w_out, w_err = watcher.communicate(timeout=60)
     assert watcher.returncode == 0, w_err
     assert "Done already" in w_err and "I1 and I2 stay open." in w_out
 
 
-def test_watch_an_interrupted_run_says_how_to_resume(fake_agent: FakeAgent) -> None:
+def test_watch_an_interrupted_run_says_how_to_resume(cli: Cli, fake_agent: FakeAgent) -> None:
     fake_agent.script([{"match": [ROLE_A], "replies": [{"hang": True}]}], "B.")
-    driver = collab("debate", "Hang", "--agent", "fake", "--rounds", "2", "--json",
+    driver = collab(cli, "debate", "Hang", "--agent", "fake", "--rounds", "2", "--json",
                     "--opening", "sequential", *FAST)  # fmt: skip
     runs = Path(os.environ["COLLAB_HOME"]) / "runs"
     try:
@@ -183,7 +178,7 @@ def test_watch_an_interrupted_run_says_how_to_resume(fake_agent: FakeAgent) -> N
             driver.communicate()
     assert driver.returncode == 130
     (run,) = runs.iterdir()
-    watcher = collab("watch", run.name)
+    watcher = collab(cli, "watch", run.name)
     _, w_err = watcher.communicate(timeout=60)
     assert watcher.returncode == 130
     assert f"collab resume {run.name}" in w_err
