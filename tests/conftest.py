@@ -75,11 +75,12 @@ def fake_agent(hermetic_env: Path, monkeypatch: pytest.MonkeyPatch) -> FakeAgent
 def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Cli:
     """``collab ARGS``: ``cli(...)`` in this process, ``cli.process(...)`` / ``cli.popen(...)``
     as its own (see tests.helpers.Cli). Rich wraps at 200 columns; temp files go under
-    the test's tmp_path."""
+    the test's tmp_path unless the test set its own temp dir first."""
     monkeypatch.setenv("COLUMNS", "200")  # rich wraps at 80 columns when not on a terminal
-    tmp = tmp_path / "cli-tmp"
-    tmp.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    if tempfile.tempdir is None:  # a test's own temp dir (set by a fixture before) stays
+        tmp = tmp_path / "cli-tmp"
+        tmp.mkdir()
+        monkeypatch.setattr(tempfile, "tempdir", str(tmp))
     return Cli(capsys, monkeypatch)
 
 

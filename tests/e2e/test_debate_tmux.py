@@ -16,7 +16,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -26,12 +25,11 @@ from typing import Any
 import pytest
 from libtmux import Server
 
-from collab.cli import main
 from collab.ledger import ledger_to_dict
 from collab.prompts import Prompts
 from collab.state import RunState
 from collab.store import RunDir, runs_dir
-from tests.conftest import FakeAgent, contract_block
+from tests.conftest import Cli, FakeAgent, contract_block
 from tests.helpers import JUDGE_REST, wait_until
 
 pytestmark = [
@@ -106,38 +104,6 @@ def judge_calls(calls: Sequence[Call]) -> list[Call]:
 
 
 # -- running collab ----------------------------------------------------------------------
-
-
-@dataclass
-class CliResult:
-    code: int
-    out: str
-    err: str
-
-    def doc(self) -> dict[str, Any]:
-        data = json.loads(self.out)
-        assert isinstance(data, dict)
-        return data
-
-
-def _exit_code(exc: SystemExit) -> int:
-    if exc.code is None:
-        return 0
-    if isinstance(exc.code, int):
-        return exc.code
-    return 1
-
-
-def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> CliResult:
-    """``collab ARGS`` in this process, as the console script runs it."""
-    capsys.readouterr()
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = _exit_code(exc)
-    out, err = capsys.readouterr()
-    return CliResult(code, out, err)
 
 
 def debate_args(
@@ -220,7 +186,7 @@ def spawn_collab(
     out_path, err_path = workdir / "collab.out", workdir / "collab.err"
     with out_path.open("wb") as out, err_path.open("wb") as err:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "collab", *args],
+            Cli.argv(*args),
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=err,
@@ -404,14 +370,12 @@ FULL_PROSE = {
 }
 
 
-def test_full_three_round_debate(
-    tmux: Server, fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_full_three_round_debate(tmux: Server, fake_agent: FakeAgent, cli: Cli) -> None:
     script = full_debate_script()
     fake_agent.script(script, "UNEXPECTED-PROMPT")
-    res = run_cli(capsys, *debate_args(rounds=3))
+    res = cli(*debate_args(rounds=3))
     assert res.code == 0, res.err
-    doc = res.doc()
+    doc = res.json()
     run_id = doc["run_id"]
     state = read_state(run_id)
 
@@ -467,7 +431,7 @@ def test_full_three_round_debate(
 
 
 def test_converges_early_when_every_issue_is_resolved(
-    tmux: Server, fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]
+    tmux: Server, fake_agent: FakeAgent, cli: Cli
 ) -> None:
     n = 3
     fake_agent.script(
@@ -489,9 +453,9 @@ def test_converges_early_when_every_issue_is_resolved(
         ],
         "UNEXPECTED-PROMPT",
     )
-    res = run_cli(capsys, *debate_args(rounds=n))
+    res = cli(*debate_args(rounds=n))
     assert res.code == 0, res.err
-    state = read_state(res.doc()["run_id"])
+    state = read_state(res.json()["run_id"])
     assert state.stop_reason == "converged-early"
     assert "resolved" in state.stop_detail
     assert state.rounds_done() == 2 and len(state.turns) == 4
@@ -502,7 +466,7 @@ def test_converges_early_when_every_issue_is_resolved(
 
 
 def test_converges_early_when_two_rounds_bring_no_new_points(
-    tmux: Server, fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]
+    tmux: Server, fake_agent: FakeAgent, cli: Cli
 ) -> None:
     n = 4
     fake_agent.script(
@@ -513,9 +477,9 @@ def test_converges_early_when_two_rounds_bring_no_new_points(
         ],
         "UNEXPECTED-PROMPT",
     )
-    res = run_cli(capsys, *debate_args(rounds=n))
+    res = cli(*debate_args(rounds=n))
     assert res.code == 0, res.err
-    doc = res.doc()
+    doc = res.json()
     state = read_state(doc["run_id"])
     assert state.stop_reason == doc["stop_reason"] == "converged-early"
     assert "no new points in rounds 1 and 2" in state.stop_detail
@@ -527,7 +491,7 @@ def test_converges_early_when_two_rounds_bring_no_new_points(
 
 
 def test_circular_debate_gets_one_new_angle_then_breaks(
-    tmux: Server, fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]
+    tmux: Server, fake_agent: FakeAgent, cli: Cli
 ) -> None:
     n = 6
     # Stuck for rounds 1-3, so the angle for round 4 is angles.toml's third entry.
@@ -549,9 +513,9 @@ def test_circular_debate_gets_one_new_angle_then_breaks(
             rules.append(turn_rule(side, r, n, reply, probe=[angle]))
             rules.append(turn_rule(side, r, n, reply))
     fake_agent.script(rules, "UNEXPECTED-PROMPT")
-    res = run_cli(capsys, *debate_args(rounds=n))
+    res = cli(*debate_args(rounds=n))
     assert res.code == 0, res.err
-    doc = res.doc()
+    doc = res.json()
     state = read_state(doc["run_id"])
 
     assert state.stop_reason == doc["stop_reason"] == "circular-break"
@@ -667,15 +631,15 @@ def test_inside_tmux_the_debate_splits_the_current_window(
 
 
 def test_subprocess_runner_gives_the_same_ledger_as_tmux(
-    tmux: Server, fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]
+    tmux: Server, fake_agent: FakeAgent, cli: Cli
 ) -> None:
     ledgers = {}
     statuses = {}
     for runner in ("tmux", "subprocess"):
         fake_agent.script(full_debate_script(), "UNEXPECTED-PROMPT")  # counters reset
-        res = run_cli(capsys, *debate_args(rounds=3, runner=runner))
+        res = cli(*debate_args(rounds=3, runner=runner))
         assert res.code == 0, res.err
-        doc = res.doc()
+        doc = res.json()
         ledgers[runner] = panel_free(doc["ledger"])
         statuses[runner] = [(t["round"], t["side"], t["status"], t["prose"]) for t in doc["turns"]]
         assert doc["stop_reason"] == "max-rounds"
