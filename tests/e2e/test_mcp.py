@@ -7,7 +7,6 @@ import itertools
 import json
 import re
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -16,11 +15,10 @@ import anyio
 import pytest
 from jsonschema import Draft202012Validator
 
-from collab.cli import main
 from collab.report import SCHEMAS
 from collab.state import load_state
 from collab.store import RunDir
-from tests.conftest import FakeAgent, contract_block
+from tests.conftest import Cli, FakeAgent, contract_block
 from tests.e2e.mcp_client import call, doc_of, mcp_session, poll, text_of
 from tests.helpers import JUDGE_REST, wait_until
 
@@ -159,18 +157,17 @@ def test_start_then_status_then_result(fake_agent: FakeAgent, capsys: Any, tmp_p
     ids=["preset", "rounds", "context", "one-role", "lang"],
 )
 def test_bad_input_is_the_clis_error_and_starts_nothing(
+    cli: Cli,
     fake_agent: FakeAgent,
     tmp_path: Path,
-    capsys: Any,
     monkeypatch: pytest.MonkeyPatch,
     args: dict[str, object],
     cli_args: list[str],
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(SystemExit) as exc:
-        main(["debate", TOPIC, "--agent", "fake", *cli_args, "--json"])
-    assert exc.value.code == 2
-    cli_message = json.loads(capsys.readouterr().out)["error"]["message"]
+    res = cli("debate", TOPIC, "--agent", "fake", *cli_args, "--json")
+    assert res.code == 2
+    cli_message = res.json()["error"]["message"]
     missing = str(tmp_path / "missing.md")
 
     async def go() -> Any:
@@ -265,7 +262,9 @@ def test_client_gone_mid_debate_the_debate_finishes(fake_agent: FakeAgent) -> No
     assert load_state(run_dir).judge is not None
 
 
-def test_cancel_mid_run_then_resume_finishes(fake_agent: FakeAgent, tmp_path: Path) -> None:
+def test_cancel_mid_run_then_resume_finishes(
+    cli: Cli, fake_agent: FakeAgent, tmp_path: Path
+) -> None:
     script(fake_agent, b=[{"hang": True}])
     box: dict[str, Any] = {}
 
@@ -292,12 +291,9 @@ def test_cancel_mid_run_then_resume_finishes(fake_agent: FakeAgent, tmp_path: Pa
     assert box["again"]["status"] == "interrupted"
     assert result["status"] == "interrupted" and result["resume"] == f"collab resume {rid}"
     script(fake_agent)  # B answers now
-    done = subprocess.run(
-        [sys.executable, "-m", "collab", "resume", rid, "--json"],
-        capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    doc = json.loads(done.stdout)
+    done = cli.process("resume", rid, "--json")
+    assert done.code == 0, done.err
+    doc = done.json()
     assert doc["status"] == "done" and len(doc["turns"]) == 4
 
 
@@ -367,14 +363,11 @@ def test_context_resolves_against_the_clients_first_root(
     assert [c["rule"] for c in fake_agent.calls()].count(0) == 2  # A, both rounds
 
 
-def test_stdout_carries_only_protocol(fake_agent: FakeAgent) -> None:
+def test_stdout_carries_only_protocol(cli: Cli, fake_agent: FakeAgent) -> None:
     """Raw JSON-RPC over a pipe: every line the server writes is a protocol message, while
     it starts a debate, answers errors and reads a finished run."""
     script(fake_agent)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "collab", "mcp"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    proc = cli.popen("mcp", stdin=subprocess.PIPE)
     assert proc.stdin is not None and proc.stdout is not None
 
     def send(msg: dict[str, object]) -> None:
