@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -19,8 +17,7 @@ from typing import Any
 import pytest
 from libtmux import Server
 
-from collab.cli import main
-from tests.conftest import FakeAgent, contract_block
+from tests.conftest import Cli, FakeAgent, contract_block
 from tests.helpers import JUDGE_REST, processes_of, wait_until
 
 ROLE_A = "(Role A) in a structured debate"
@@ -64,7 +61,7 @@ def _fd_numbers() -> list[str]:
 
 
 def test_eight_debates_at_once_on_one_tmux_server(
-    fake_agent: FakeAgent, hermetic_env: Path, tmp_path: Path, server: Server
+    cli: Cli, fake_agent: FakeAgent, hermetic_env: Path, tmp_path: Path, server: Server
 ) -> None:
     rules: list[dict[str, object]] = []
     for n in range(PARALLEL):
@@ -82,19 +79,9 @@ def test_eight_debates_at_once_on_one_tmux_server(
     fake_agent.script(rules, {"exit": 1, "stderr": "no rule matched"})
     tmp = tmp_path / "tmp"
     tmp.mkdir()
-    env = dict(os.environ) | {"TMPDIR": str(tmp), "COLLAB_TMUX_SOCKET": str(server.socket_name)}
+    env = {"TMPDIR": str(tmp), "COLLAB_TMUX_SOCKET": str(server.socket_name)}
     opts = ["--agent", "fake", "--rounds", "2", "--runner", "tmux", "--json", "--timeout", "60"]
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-m", "collab", "debate", topic(n), *opts],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-            stdin=subprocess.DEVNULL,
-        )
-        for n in range(PARALLEL)
-    ]
+    procs = [cli.popen("debate", topic(n), *opts, env=env) for n in range(PARALLEL)]
     docs: list[dict[str, Any]] = []
     try:
         for p in procs:
@@ -140,7 +127,7 @@ def test_fifty_debates_in_a_row_leak_nothing(
     hermetic_env: Path,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
+    cli: Cli,
     server: Server,
     runner: str,
 ) -> None:
@@ -165,16 +152,13 @@ def test_fifty_debates_in_a_row_leak_nothing(
     monkeypatch.setattr(tempfile, "tempdir", str(tmp))
 
     def debate(n: int) -> dict[str, Any]:
-        capsys.readouterr()
         # B agrees with A's round-1 point: sequential, B reads A first.
         argv = ["debate", f"Sequential topic {n}", "--agent", "fake", "--rounds", "2",
                 "--runner", runner, "--json", "--timeout", "30",
                 "--opening", "sequential"]  # fmt: skip
-        with pytest.raises(SystemExit) as exc:
-            main(argv)
-        out = capsys.readouterr().out
-        assert exc.value.code == 0, out
-        doc: dict[str, Any] = json.loads(out)
+        res = cli(*argv)
+        assert res.code == 0, res.out
+        doc: dict[str, Any] = res.json()
         return doc
 
     debate(-1)  # warm up: lazy imports and caches may keep files open for good
