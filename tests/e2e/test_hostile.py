@@ -13,8 +13,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -22,8 +20,8 @@ from typing import Any, NamedTuple
 import pytest
 from libtmux import Server
 
-from tests.conftest import FakeAgent, contract_block
-from tests.helpers import JUDGE_REST
+from tests.conftest import Cli, FakeAgent, contract_block
+from tests.helpers import JUDGE_REST, Outcome
 
 ROLE_A = "(Role A) in a structured debate"
 ROLE_B = "(Role B) in a structured debate"
@@ -174,7 +172,7 @@ def collab_env(tmp: Path, server: Server) -> dict[str, str]:
 
 
 class Run(NamedTuple):
-    proc: subprocess.CompletedProcess[str]
+    proc: Outcome
     state: dict[str, Any]
     prompts: dict[str, str]  # step -> prompt text, from the kept temp dir
     temp_dir: Path
@@ -183,7 +181,7 @@ class Run(NamedTuple):
 
 @pytest.fixture
 def hostile_run(
-    fake_agent: FakeAgent, hermetic_env: Path, tmp_path: Path, server: Server, pw: Path
+    cli: Cli, fake_agent: FakeAgent, hermetic_env: Path, tmp_path: Path, server: Server, pw: Path
 ) -> Iterator[Any]:
     def run(case: Case) -> Run:
         payload = case.payload.replace("{pw}", str(pw))
@@ -195,9 +193,8 @@ def hostile_run(
         ctx.write_text(f"Context notes.\n{pad}{payload}\nCTX-TAIL\n", encoding="utf-8")
         tmp = tmp_path / "tmp"
         tmp.mkdir()
-        proc = subprocess.run(
-            [
-                sys.executable, "-m", "collab", "debate",
+        proc = cli.process(
+                "debate",
                 f"Should we adopt it? {argv_payload} TOPIC-TAIL",
                 "--role-a", f"Attacker: argues against. {argv_payload} ROLE-TAIL",
                 "--role-b", f"Defender: argues for. {argv_payload} ROLE-TAIL",
@@ -205,11 +202,9 @@ def hostile_run(
                 "--runner", "tmux", "--keep-temp", "--timeout", "30", "--judge-timeout", "30",
                 # B answers A's hostile round-1 reply: what B's prompt shows is checked.
                 "--opening", "sequential",
-            ],
-            capture_output=True, text=True, env=collab_env(tmp, server), timeout=120,
-            stdin=subprocess.DEVNULL,
+            replace_env=collab_env(tmp, server), timeout=120,
         )  # fmt: skip
-        assert proc.returncode == 0, proc.stderr
+        assert proc.code == 0, proc.err
         (run_dir,) = (hermetic_env / "runs").iterdir()
         state = json.loads((run_dir / "state.json").read_text(encoding="utf-8"))
         (temp_dir,) = tmp.iterdir()
@@ -300,10 +295,10 @@ def test_hostile_text(
     assert b_reply.strip().endswith("B-TAIL-MARK")
 
     # 4. What the user's terminal got: no raw escape or control sequence from any text.
-    for stream in (run.proc.stdout, run.proc.stderr):
+    for stream in (run.proc.out, run.proc.err):
         assert "\x1b" not in stream and "\x9b" not in stream and "\x00" not in stream
-    assert "JUDGE-TAIL" in run.proc.stdout  # the judge's summary was shown (cleaned)
-    assert "A-TAIL-MARK" in run.proc.stderr
+    assert "JUDGE-TAIL" in run.proc.out  # the judge's summary was shown (cleaned)
+    assert "A-TAIL-MARK" in run.proc.err
 
     # 5. The run cleaned up its tmux session.
     if server.is_alive():
@@ -311,24 +306,19 @@ def test_hostile_text(
         assert not [n for n in names if n.startswith("collab-")]
 
 
-def test_show_does_not_replay_escapes(hostile_run: Any, server: Server) -> None:
+def test_show_does_not_replay_escapes(cli: Cli, hostile_run: Any, server: Server) -> None:
     """``collab show`` prints stored model text: it must not reach the terminal raw either."""
     run: Run = hostile_run(next(c for c in CASES if c.test_id == "ansi-escapes"))
     raw = run.state["turns"][0]["reply"]
     assert "\x1b[31m" in raw  # stored as the agent sent it (the record is exact)
-    res = subprocess.run(
-        [sys.executable, "-m", "collab", "show", run.state["run_id"]],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert res.returncode == 0, res.stderr
-    assert "A-TAIL-MARK" in res.stdout
-    assert "\x1b" not in res.stdout and "\x9b" not in res.stdout
+    res = cli.process("show", run.state["run_id"], timeout=60)
+    assert res.code == 0, res.err
+    assert "A-TAIL-MARK" in res.out
+    assert "\x1b" not in res.out and "\x9b" not in res.out
 
 
 def test_only_last_block_of_current_reply_is_parsed(
-    fake_agent: FakeAgent, hermetic_env: Path, tmp_path: Path, server: Server
+    cli: Cli, fake_agent: FakeAgent, hermetic_env: Path, tmp_path: Path, server: Server
 ) -> None:
     """A reply that quotes a contract earlier, and a turn whose block is only in a quote."""
     a1 = (
@@ -349,13 +339,12 @@ def test_only_last_block_of_current_reply_is_parsed(
         ]
     )
     env = collab_env(tmp_path, server)
-    proc = subprocess.run(
-        [sys.executable, "-m", "collab", "debate", "Last block only", "--agent", "fake",
-         "--rounds", "2", "--runner", "tmux", "--json"],
-        capture_output=True, text=True, env=env, timeout=120,
+    proc = cli.process(
+        "debate", "Last block only", "--agent", "fake", "--rounds", "2", "--runner", "tmux",
+        "--json", replace_env=env, timeout=120,
     )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
-    doc = json.loads(proc.stdout)
+    assert proc.code == 0, proc.err
+    doc = proc.json()
     titles = [i["title"] for i in doc["ledger"]]
     assert titles == ["Real point", "Real point"]
     assert doc["ledger"][0]["status"] == "open" and doc["ledger"][0]["evidence_b"] == "re"
