@@ -7,7 +7,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -15,9 +14,8 @@ from typing import Any, NamedTuple
 import pytest
 from libtmux import Server
 
-from collab.cli import main
 from collab.store import RunDir
-from tests.conftest import FakeAgent, contract_block
+from tests.conftest import Cli, FakeAgent, contract_block
 from tests.helpers import JUDGE_REST, pid_alive, processes_of, wait_until
 
 ROLE_A = "(Role A) in a structured debate"
@@ -95,7 +93,7 @@ def test_batch_parallel_tmux_one_session_one_failure(
     topics.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
     proc = subprocess.Popen(
-        [sys.executable, "-m", "collab", "batch", str(topics), "--parallel", "3",
+        [*Cli.argv(), "batch", str(topics), "--parallel", "3",
          "--agent", "fake", "--rounds", "2", "--runner", "tmux", "--json", "--timeout", "60",
          "--opening", "sequential"],  # B answers A's round-1 point
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -222,7 +220,7 @@ def test_topics_file_overrides(
     topics.write_text(text, encoding="utf-8")
     # Run from elsewhere: relative context paths are taken from the topics file's folder.
     res = subprocess.run(
-        [sys.executable, "-m", "collab", "batch", str(topics), "--parallel", "3",
+        [*Cli.argv(), "batch", str(topics), "--parallel", "3",
          "--agent", "fake", "--rounds", "2", "--runner", "subprocess", "--json"],
         capture_output=True, text=True, env=collab_env(tmp_path), cwd=tmp_path, timeout=120,
     )  # fmt: skip
@@ -315,10 +313,10 @@ BAD_FILES = [
 
 @pytest.mark.parametrize(list(BadFile._fields), BAD_FILES, ids=[c.test_id for c in BAD_FILES])
 def test_invalid_topics_file(
+    cli: Cli,
     fake_agent: FakeAgent,
     hermetic_env: Path,
     tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
     test_id: str,
     name: str,
@@ -334,12 +332,9 @@ def test_invalid_topics_file(
     monkeypatch.setattr(tempfile, "tempdir", str(tmp))
     expected = message.replace("{f}", str(f)).replace("{d}", str(d))
     for as_json in (False, True):
-        capsys.readouterr()
         argv = ["batch", str(f), "--agent", "fake", "--runner", "subprocess"]
-        with pytest.raises(SystemExit) as exc:
-            main([*argv, "--json"] if as_json else argv)
-        out, err = capsys.readouterr()
-        assert exc.value.code == 2
+        code, out, err = cli(*argv, "--json") if as_json else cli(*argv)
+        assert code == 2
         if as_json:
             doc = json.loads(out)
             assert doc["schema"] == "collab.error/1" and doc["exit_code"] == 2
@@ -368,7 +363,7 @@ def test_trust_entries_lets_an_entry_reach_outside_its_folder(
     topics.write_text(
         '{"topic": "Linked T1", "agent_setup": "lean", "context": ["link.md"]}\n', encoding="utf-8"
     )
-    argv = [sys.executable, "-m", "collab", "batch", str(topics), "--agent", "fake",
+    argv = [*Cli.argv(), "batch", str(topics), "--agent", "fake",
             "--rounds", "2", "--runner", "subprocess", "--json"]  # fmt: skip
     env = collab_env(tmp_path)
     res = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
@@ -408,7 +403,7 @@ def test_batch_ctrl_c_then_resume(
     env = collab_env(tmp_path, server)
 
     proc = subprocess.Popen(
-        [sys.executable, "-m", "collab", "batch", str(topics), "--parallel", "2",
+        [*Cli.argv(), "batch", str(topics), "--parallel", "2",
          "--agent", "fake", "--rounds", "2", "--runner", "tmux", "--json", "--timeout", "60",
          "--opening", "sequential"],  # B answers A's round-1 point
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
@@ -463,7 +458,7 @@ def test_batch_ctrl_c_then_resume(
 
     calls_before = calls_by_topic()
     res = subprocess.run(
-        [sys.executable, "-m", "collab", "resume", batch_id, "--json"],
+        [*Cli.argv(), "resume", batch_id, "--json"],
         capture_output=True, text=True, env=env, timeout=180, stdin=subprocess.DEVNULL,
     )  # fmt: skip
     assert res.returncode == 0, res.stderr
@@ -534,7 +529,7 @@ def test_a_batch_is_not_driven_twice(
     topics.write_text("Topic L1\n", encoding="utf-8")
     env = collab_env(tmp_path)
     first = subprocess.Popen(
-        [sys.executable, "-m", "collab", "batch", str(topics), "--parallel", "1",
+        [*Cli.argv(), "batch", str(topics), "--parallel", "1",
          "--agent", "fake", "--rounds", "2", "--runner", "subprocess", "--json",
          "--opening", "sequential"],  # B answers A's point: 5 calls a debate
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
@@ -550,7 +545,7 @@ def test_a_batch_is_not_driven_twice(
         batch_id = lock.parent.name
         for as_json in (True, False):
             res = subprocess.run(
-                [sys.executable, "-m", "collab", "resume", batch_id,
+                [*Cli.argv(), "resume", batch_id,
                  *(["--json"] if as_json else [])],
                 capture_output=True, text=True, env=env, timeout=60, stdin=subprocess.DEVNULL,
             )  # fmt: skip
@@ -588,7 +583,7 @@ def test_batch_sigkill_then_resume_finishes_every_debate_once(
     topics.write_text("".join(f"Topic {t}\n" for t in tags), encoding="utf-8")
     env = collab_env(tmp_path, server)
     parent = subprocess.Popen(
-        [sys.executable, "-m", "collab", "batch", str(topics), "--parallel", "2",
+        [*Cli.argv(), "batch", str(topics), "--parallel", "2",
          "--agent", "fake", "--rounds", "2", "--runner", "tmux", "--json", "--timeout", "60",
          "--opening", "sequential"],  # B answers A's point: 5 calls a debate
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env,
@@ -615,7 +610,7 @@ def test_batch_sigkill_then_resume_finishes_every_debate_once(
         assert all(pid_alive(pid) and pid != parent.pid for pid in orphans.values())
 
         first = subprocess.Popen(
-            [sys.executable, "-m", "collab", "resume", batch_id, "--json"],
+            [*Cli.argv(), "resume", batch_id, "--json"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
             stdin=subprocess.DEVNULL, start_new_session=True,
         )  # fmt: skip
@@ -623,7 +618,7 @@ def test_batch_sigkill_then_resume_finishes_every_debate_once(
         assert wait_until(lambda: holds_lock(bdir / "lock", first.pid), 60), first.pid
         # Two resumes at once: the second is refused, the first goes on.
         second = subprocess.run(
-            [sys.executable, "-m", "collab", "resume", batch_id, "--json"],
+            [*Cli.argv(), "resume", batch_id, "--json"],
             capture_output=True, text=True, env=env, timeout=60, stdin=subprocess.DEVNULL,
         )  # fmt: skip
         assert second.returncode == 2, second.stderr

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from libtmux import Server
 
-from tests.conftest import FakeAgent
+from tests.conftest import Cli, FakeAgent
 from tests.e2e.test_debate_tmux import (
     WAIT,
     Spawned,
@@ -21,7 +21,6 @@ from tests.e2e.test_debate_tmux import (
     panes,
     private_tmp_fixture,  # noqa: F401  (fixture, used by name)
     read_state,
-    run_cli,
     say,
     spawn_collab,
     spawned_fixture,  # noqa: F401
@@ -61,15 +60,15 @@ def prompts(tmp: Path) -> dict[str, str]:
 def test_blind_round_runs_both_sides_at_once_and_neither_sees_the_other(
     tmux: Server,
     fake_agent: FakeAgent,
-    capsys: pytest.CaptureFixture[str],
+    cli: Cli,
     private_tmp: Path,
     runner: str,
 ) -> None:
     blind_script(fake_agent)
-    res = run_cli(capsys, *debate_args(rounds=N, runner=runner, opening="blind",
+    res = cli(*debate_args(rounds=N, runner=runner, opening="blind",
                                        extra=("--keep-temp",)))  # fmt: skip
     assert res.code == 0, res.err
-    state = read_state(res.doc()["run_id"])
+    state = read_state(res.json()["run_id"])
     assert state.config.opening == "blind"
     # Round 1 stored A then B, and A's new point got the first id; round 2 ends with A
     # (the last speaker rotates).
@@ -92,10 +91,10 @@ def test_blind_round_runs_both_sides_at_once_and_neither_sees_the_other(
 
 
 def test_sequential_opening_keeps_the_first_releases_order(
-    tmux: Server, fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str], private_tmp: Path
+    tmux: Server, fake_agent: FakeAgent, cli: Cli, private_tmp: Path
 ) -> None:
     blind_script(fake_agent, a1=say("OPENING-A", new=[("P", "e")]), b1=say("OPENING-B"))
-    res = run_cli(capsys, *debate_args(rounds=N, opening="sequential", extra=("--keep-temp",)))
+    res = cli(*debate_args(rounds=N, opening="sequential", extra=("--keep-temp",)))
     assert res.code == 0, res.err
     p = prompts(private_tmp)
     assert "OPENING-A" in p["r1-B-1"]  # B answers A in round 1, as before

@@ -22,7 +22,7 @@ import pytest
 from libtmux import Server
 
 from collab.state import RunState
-from tests.conftest import FakeAgent
+from tests.conftest import Cli, FakeAgent
 from tests.e2e.test_debate_tmux import (
     WAIT,
     Call,
@@ -38,7 +38,6 @@ from tests.e2e.test_debate_tmux import (
     read_state,
     reask_calls,
     reask_rule,
-    run_cli,
     run_ids,
     say,
     spawn_collab,
@@ -99,11 +98,11 @@ def assert_stopped_cleanly(
     return state
 
 
-def resume_done(capsys: pytest.CaptureFixture[str], run_id: str, before: RunState) -> RunState:
+def resume_done(cli: Cli, run_id: str, before: RunState) -> RunState:
     """``collab resume``: done, same id, every turn saved before kept exactly."""
-    res = run_cli(capsys, "resume", run_id, "--json")
+    res = cli("resume", run_id, "--json")
     assert res.code == 0, res.err
-    assert res.doc()["run_id"] == run_id and res.doc()["status"] == "done"
+    assert res.json()["run_id"] == run_id and res.json()["status"] == "done"
     after = read_state(run_id)
     assert after.status == "done" and after.rounds_done() == N
     assert_each_turn_once(after)
@@ -124,7 +123,7 @@ def test_ctrl_c_during_the_judge_then_resume_asks_only_the_judge_again(
     private_tmp: Path,
     tmp_path: Path,
     spawned: list[Spawned],
-    capsys: pytest.CaptureFixture[str],
+    cli: Cli,
 ) -> None:
     fake_agent.script(
         [
@@ -143,7 +142,7 @@ def test_ctrl_c_during_the_judge_then_resume_asks_only_the_judge_again(
     assert before.rounds_done() == N and len(before.turns) == 2 * N  # every turn kept
     assert before.judge is None
 
-    after = resume_done(capsys, before.run_id, before)
+    after = resume_done(cli, before.run_id, before)
     calls = fake_agent.calls()
     assert len(judge_calls(calls)) == 2  # the interrupted call, then the resumed one
     for r in range(1, N + 1):
@@ -163,7 +162,7 @@ def test_ctrl_c_during_a_reask_then_resume_reruns_only_that_turn(
     private_tmp: Path,
     tmp_path: Path,
     spawned: list[Spawned],
-    capsys: pytest.CaptureFixture[str],
+    cli: Cli,
 ) -> None:
     fake_agent.script(
         [
@@ -183,7 +182,7 @@ def test_ctrl_c_during_a_reask_then_resume_reruns_only_that_turn(
     before = assert_stopped_cleanly(proc, fake_agent, tmux, private_tmp)
     assert [(t.round_no, t.side) for t in before.turns] == [(1, "A")]
 
-    after = resume_done(capsys, before.run_id, before)
+    after = resume_done(cli, before.run_id, before)
     calls = fake_agent.calls()
     assert len(turn_calls(calls, "A", 1, N)) == 1, "a saved turn was asked again"
     assert len(turn_calls(calls, "B", 1, N)) == 2  # the turn in flight, re-run whole
@@ -205,7 +204,7 @@ def test_ctrl_c_during_a_retry_then_resume_reruns_only_that_turn(
     private_tmp: Path,
     tmp_path: Path,
     spawned: list[Spawned],
-    capsys: pytest.CaptureFixture[str],
+    cli: Cli,
 ) -> None:
     fake_agent.script(
         [
@@ -230,7 +229,7 @@ def test_ctrl_c_during_a_retry_then_resume_reruns_only_that_turn(
     before = assert_stopped_cleanly(proc, fake_agent, tmux, private_tmp)
     assert [(t.round_no, t.side) for t in before.turns] == [(1, "A")]
 
-    after = resume_done(capsys, before.run_id, before)
+    after = resume_done(cli, before.run_id, before)
     calls = fake_agent.calls()
     assert len(turn_calls(calls, "A", 1, N)) == 1, "a saved turn was asked again"
     assert len(turn_calls(calls, "B", 1, N)) == 3  # two before the Ctrl-C, one resumed
@@ -255,7 +254,7 @@ def test_second_ctrl_c_during_the_save_is_ignored_until_saved_then_exit_130(
     private_tmp: Path,
     tmp_path: Path,
     spawned: list[Spawned],
-    capsys: pytest.CaptureFixture[str],
+    cli: Cli,
 ) -> None:
     """Mutant killed: without ``_hold_signals()`` in the KeyboardInterrupt path of
     ``Orchestrator._run`` the second Ctrl-C cuts the save short (the state stays
@@ -296,7 +295,7 @@ def test_second_ctrl_c_during_the_save_is_ignored_until_saved_then_exit_130(
     assert "Traceback" not in proc.err
     assert [(t.round_no, t.side) for t in before.turns] == [(1, "A")]
 
-    after = resume_done(capsys, before.run_id, before)
+    after = resume_done(cli, before.run_id, before)
     calls = fake_agent.calls()
     assert len(turn_calls(calls, "A", 1, N)) == 1, "a saved turn was asked again"
     assert len(turn_calls(calls, "B", 1, N)) == 2

@@ -20,7 +20,7 @@ from libtmux import Server
 
 from collab.state import RunState
 from collab.store import RunDir
-from tests.conftest import FakeAgent, contract_block
+from tests.conftest import Cli, FakeAgent, contract_block
 from tests.e2e.test_debate_tmux import (
     WAIT,
     Spawned,
@@ -35,7 +35,6 @@ from tests.e2e.test_debate_tmux import (
     read_state,
     reask_calls,
     reask_rule,
-    run_cli,
     run_ids,
     say,
     sessions,
@@ -128,7 +127,7 @@ class PidfileWatch:
 def test_f1_hanging_agent_is_killed_with_its_group_retried_once_then_timeout(
     tmux: Server,
     fake_agent: FakeAgent,
-    capsys: pytest.CaptureFixture[str],
+    cli: Cli,
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
     runner: str,
@@ -148,9 +147,9 @@ def test_f1_hanging_agent_is_killed_with_its_group_retried_once_then_timeout(
         KEEP_OPEN,
     )
     with PidfileWatch(child_pidfile) as grandchildren:
-        res = run_cli(capsys, *debate_args(rounds=n, runner=runner, timeout=3))
+        res = cli(*debate_args(rounds=n, runner=runner, timeout=3))
     assert res.code == 0, res.err
-    doc = res.doc()
+    doc = res.json()
     state = read_state(doc["run_id"])
 
     calls = fake_agent.calls()
@@ -180,7 +179,7 @@ ERR_LINES = [f"err-line-{i}: upstream said no" for i in range(1, 8)]
 
 
 def test_f2_nonzero_exit_shows_five_lines_retries_once_then_records_error(
-    tmux: Server, fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]
+    tmux: Server, fake_agent: FakeAgent, cli: Cli
 ) -> None:
     n = 2
     fake_agent.script(
@@ -192,7 +191,7 @@ def test_f2_nonzero_exit_shows_five_lines_retries_once_then_records_error(
         ],
         KEEP_OPEN,
     )
-    res = run_cli(capsys, *debate_args(rounds=n, as_json=False))
+    res = cli(*debate_args(rounds=n, as_json=False))
     assert res.code == 0, res.err
     for line in ERR_LINES[:5]:
         assert line in res.err
@@ -215,22 +214,22 @@ def test_f2_nonzero_exit_shows_five_lines_retries_once_then_records_error(
 
 
 def test_f3_empty_reply_retries_once_then_no_response(
-    tmux: Server, fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]
+    tmux: Server, fake_agent: FakeAgent, cli: Cli
 ) -> None:
     n = 2
     fake_agent.script(
         [JUDGE_OK, opener("A", 1, n), opener("B", 1, n), turn_rule("A", 2, n, {"empty": True})],
         KEEP_OPEN,
     )
-    res = run_cli(capsys, *debate_args(rounds=n))
+    res = cli(*debate_args(rounds=n))
     assert res.code == 0, res.err
-    state = read_state(res.doc()["run_id"])
+    state = read_state(res.json()["run_id"])
     t = state.turn(2, "A")
     assert t is not None
     assert (t.status, t.prose, t.meta.attempts) == ("no-response", "(no response)", 2)
     assert len(turn_calls(fake_agent.calls(), "A", 2, n)) == 2
     assert state.status == "done" and state.rounds_done() == n
-    assert res.doc()["turns"][3]["prose"] == "(no response)"
+    assert res.json()["turns"][3]["prose"] == "(no response)"
 
 
 # -- F4 the contract block is invalid ------------------------------------------------------------
@@ -240,7 +239,7 @@ BAD_BLOCK = '\n\n```json\n["Broken", \n```\n'
 
 
 def test_f4_contract_invalid_twice_leaves_ledger_unchanged_with_a_warning(
-    tmux: Server, fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]
+    tmux: Server, fake_agent: FakeAgent, cli: Cli
 ) -> None:
     n = 2
     fake_agent.script(
@@ -252,7 +251,7 @@ def test_f4_contract_invalid_twice_leaves_ledger_unchanged_with_a_warning(
         ],
         KEEP_OPEN,
     )
-    res = run_cli(capsys, *debate_args(rounds=n, as_json=False))
+    res = cli(*debate_args(rounds=n, as_json=False))
     assert res.code == 0, res.err
     assert "unusable twice" in res.err  # shown to the user
     state = read_state(only_run_id())
@@ -268,12 +267,12 @@ def test_f4_contract_invalid_twice_leaves_ledger_unchanged_with_a_warning(
     ]
     assert len(reask_calls(fake_agent.calls(), "A")) == 1
     assert state.status == "done" and state.rounds_done() == n
-    doc = json.loads(run_cli(capsys, "show", state.run_id, "--json").out)
+    doc = json.loads(cli("show", state.run_id, "--json").out)
     assert any("unusable twice" in w for w in doc["turns"][0]["warnings"])
 
 
 def test_f4_contract_invalid_once_then_valid_reask_updates_the_ledger(
-    tmux: Server, fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]
+    tmux: Server, fake_agent: FakeAgent, cli: Cli
 ) -> None:
     n = 2
     fake_agent.script(
@@ -285,9 +284,9 @@ def test_f4_contract_invalid_once_then_valid_reask_updates_the_ledger(
         ],
         KEEP_OPEN,
     )
-    res = run_cli(capsys, *debate_args(rounds=n))
+    res = cli(*debate_args(rounds=n))
     assert res.code == 0, res.err
-    state = read_state(res.doc()["run_id"])
+    state = read_state(res.json()["run_id"])
     t = state.turn(1, "A")
     assert t is not None
     assert t.prose == "PROSE-A1 argues well" and t.warnings == ()
@@ -343,7 +342,7 @@ def test_f6_tmux_server_killed_fails_resumably_then_resume_completes(
     fake_agent: FakeAgent,
     tmp_path: Path,
     spawned: list[Spawned],
-    capsys: pytest.CaptureFixture[str],
+    cli: Cli,
 ) -> None:
     n = 2
     fake_agent.script(
@@ -370,9 +369,9 @@ def test_f6_tmux_server_killed_fails_resumably_then_resume_completes(
     assert wait_until(lambda: all_dead(pids([lost_call])), 10)
 
     # A fresh server (started on demand on the same socket) and resume.
-    res = run_cli(capsys, "resume", run_id, "--json")
+    res = cli("resume", run_id, "--json")
     assert res.code == 0, res.err
-    assert res.doc()["run_id"] == run_id
+    assert res.json()["run_id"] == run_id
     state = read_state(run_id)
     assert state.status == "done" and state.rounds_done() == n
     assert_each_turn_once(state)
@@ -395,7 +394,7 @@ def test_f7_signal_mid_turn_interrupts_cleanly_and_resume_finishes(
     private_tmp: Path,
     tmp_path: Path,
     spawned: list[Spawned],
-    capsys: pytest.CaptureFixture[str],
+    cli: Cli,
     sig: signal.Signals,
 ) -> None:
     n = 2
@@ -426,7 +425,7 @@ def test_f7_signal_mid_turn_interrupts_cleanly_and_resume_finishes(
     assert state.status == "interrupted"
     assert [(t.round_no, t.side) for t in state.turns] == [(1, "A")]
 
-    res = run_cli(capsys, "resume", run_id, "--json")
+    res = cli("resume", run_id, "--json")
     assert res.code == 0, res.err
     state = read_state(run_id)
     assert state.status == "done" and state.rounds_done() == n
@@ -447,7 +446,7 @@ def test_f8_sigkill_mid_turn_then_resume_loses_and_repeats_nothing(
     private_tmp: Path,
     tmp_path: Path,
     spawned: list[Spawned],
-    capsys: pytest.CaptureFixture[str],
+    cli: Cli,
 ) -> None:
     """Mutant killed: with the ``reap_stale`` call in ``Orchestrator._run`` removed, the
     orphan (which would answer only after a minute) outlives the resume and the killed
@@ -477,9 +476,9 @@ def test_f8_sigkill_mid_turn_then_resume_loses_and_repeats_nothing(
     (orphan,) = pids([orphan_call])
     assert pid_alive(orphan), "the orphan must still be running when the resume starts"
 
-    res = run_cli(capsys, "resume", run_id, "--json")
+    res = cli("resume", run_id, "--json")
     assert res.code == 0, res.err
-    assert res.doc()["run_id"] == run_id
+    assert res.json()["run_id"] == run_id
     # The resume stopped the orphan (it would sleep on for a minute) and removed its dir.
     assert wait_until(lambda: not pid_alive(orphan), 5), "the orphaned agent was not stopped"
     assert not stale.exists(), "the killed run's temp dir was left behind"
@@ -503,7 +502,7 @@ def test_f8_sigkill_between_turns_then_resume_loses_and_repeats_nothing(
     private_tmp: Path,
     tmp_path: Path,
     spawned: list[Spawned],
-    capsys: pytest.CaptureFixture[str],
+    cli: Cli,
 ) -> None:
     n = 2
     fake_agent.script(
@@ -531,7 +530,7 @@ def test_f8_sigkill_between_turns_then_resume_loses_and_repeats_nothing(
     assert not turn_calls(fake_agent.calls(), "B", 1, n)
     assert collab_tmpdirs(private_tmp) == [tdir]
 
-    res = run_cli(capsys, "resume", run_id, "--json")
+    res = cli("resume", run_id, "--json")
     assert res.code == 0, res.err
     # Mutant killed: without ``reap_stale`` in ``Orchestrator._run`` the killed run's temp
     # dir (with the FIFO in it) is left behind.
@@ -551,14 +550,14 @@ def test_f8_sigkill_between_turns_then_resume_loses_and_repeats_nothing(
 
 
 def test_f11_budget_spent_stops_with_timeout_and_still_judges(
-    tmux: Server, fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]
+    tmux: Server, fake_agent: FakeAgent, cli: Cli
 ) -> None:
     n = 3
     slow = say("slow but steady", new=[("Slow point", "evidence")], sleep=1.0)
     fake_agent.script([JUDGE_OK], slow)
-    res = run_cli(capsys, *debate_args(rounds=n, extra=["--budget", "3"]))
+    res = cli(*debate_args(rounds=n, extra=["--budget", "3"]))
     assert res.code == 0, res.err
-    doc = res.doc()
+    doc = res.json()
     assert doc["status"] == "done"
     assert doc["stop_reason"] == "timeout"
     assert doc["rounds"]["done"] < n
@@ -580,7 +579,7 @@ def test_f11_budget_spent_stops_with_timeout_and_still_judges(
 
 
 def test_judge_failing_twice_falls_back_to_a_ledger_summary(
-    tmux: Server, fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]
+    tmux: Server, fake_agent: FakeAgent, cli: Cli
 ) -> None:
     n = 2
     fake_agent.script(
@@ -591,9 +590,9 @@ def test_judge_failing_twice_falls_back_to_a_ledger_summary(
         ],
         KEEP_OPEN,
     )
-    res = run_cli(capsys, *debate_args(rounds=n))
+    res = cli(*debate_args(rounds=n))
     assert res.code == 0, res.err
-    doc = res.doc()
+    doc = res.json()
     assert doc["judge"]["fallback"] is True
     assert len(judge_calls(fake_agent.calls())) == 2
     judge_md = Path(doc["paths"]["judge"]).read_text(encoding="utf-8")
@@ -606,13 +605,13 @@ def test_judge_failing_twice_falls_back_to_a_ledger_summary(
 
 
 def test_every_turn_failing_fails_the_run_but_keeps_a_summary(
-    tmux: Server, fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]
+    tmux: Server, fake_agent: FakeAgent, cli: Cli
 ) -> None:
     n = 2
     fake_agent.script([], {"exit": 1, "stderr": "agent crashed"})
-    res = run_cli(capsys, *debate_args(rounds=n))
+    res = cli(*debate_args(rounds=n))
     assert res.code == 1, res.err
-    doc = res.doc()
+    doc = res.json()
     assert doc["status"] == "failed"
     assert "every turn failed" in (doc["error"] or "")
     assert doc["judge"]["fallback"] is True

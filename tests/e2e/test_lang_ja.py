@@ -18,12 +18,11 @@ from libtmux import Server
 
 from collab.paths import builtin_dir
 from collab.store import RunDir
-from tests.conftest import FakeAgent, contract_block
+from tests.conftest import Cli, FakeAgent, contract_block
 from tests.e2e.test_debate_tmux import (
     assert_each_turn_once,
     debate_args,
     read_state,
-    run_cli,
     tmux_fixture,  # noqa: F401  (fixture, used by name)
 )
 from tests.helpers import JUDGE_REST_JA
@@ -90,15 +89,15 @@ def assert_every_prompt_was_japanese(fake: FakeAgent) -> None:
 
 
 def test_japanese_topic_runs_in_japanese_end_to_end(
-    tmux: Server, fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]
+    tmux: Server, fake_agent: FakeAgent, cli: Cli
 ) -> None:
     judge = (
         "## TL;DR\n- 結論：当面はセッション。\n\n## 合意点\n- I2: 1 ms は許容範囲。" + JUDGE_REST_JA
     )
     script(fake_agent, judge)
-    res = run_cli(capsys, *debate_args(rounds=N, topic=TOPIC))  # --lang auto (the default)
+    res = cli(*debate_args(rounds=N, topic=TOPIC))  # --lang auto (the default)
     assert res.code == 0, res.err
-    doc = res.doc()
+    doc = res.json()
     state = read_state(doc["run_id"])
     assert state.config.lang == "ja"
     assert (state.config.role_a.name, state.config.role_b.name) == NAMES_JA
@@ -125,20 +124,20 @@ def test_japanese_topic_runs_in_japanese_end_to_end(
         assert text in transcript and text in page, text
     assert judge_md.startswith(judge + "\n\n" + skipped)
     assert '<html lang="ja">' in page
-    shown = run_cli(capsys, "show", state.run_id)
+    shown = cli("show", state.run_id)
     assert shown.code == 0 and "結論：当面はセッション。" in shown.out and TOPIC in shown.out
-    shown_doc = json.loads(run_cli(capsys, "show", state.run_id, "--json").out)
+    shown_doc = json.loads(cli("show", state.run_id, "--json").out)
     assert shown_doc["topic"] == TOPIC
 
 
 def test_lang_ja_fallback_summary_is_japanese_under_the_judges_headings(
-    tmux: Server, fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]
+    tmux: Server, fake_agent: FakeAgent, cli: Cli
 ) -> None:
     script(fake_agent, {"exit": 1, "stderr": "judge exploded"})
     topic = "Monorepo or polyrepo for the platform team?"  # English words, --lang ja
-    res = run_cli(capsys, *debate_args(rounds=N, topic=topic, extra=["--lang", "ja"]))
+    res = cli(*debate_args(rounds=N, topic=topic, extra=["--lang", "ja"]))
     assert res.code == 0, res.err
-    doc = res.doc()
+    doc = res.json()
     assert doc["judge"]["fallback"] is True
     calls = fake_agent.calls()
     assert len(calls) == 2 * N + 3  # the Judge was asked twice

@@ -26,17 +26,15 @@ import pytest
 from collab.report.html import CSP
 from collab.store import RunDir
 from tests.cdp import Browser
-from tests.conftest import FakeAgent
+from tests.conftest import Cli, FakeAgent
 from tests.e2e.test_debate_tmux import (
-    CliResult,
     debate_args,
     judge_rule,
     read_state,
-    run_cli,
     say,
     turn_rule,
 )
-from tests.helpers import JUDGE_REST, wait_until
+from tests.helpers import JUDGE_REST, Outcome, wait_until
 
 TOPIC = "Cache sessions in Redis or sign JWTs?"
 
@@ -92,7 +90,7 @@ def hostile(url: str, tag: str) -> str:
     )
 
 
-def real_run(fake: FakeAgent, capsys: pytest.CaptureFixture[str], url: str) -> Run:
+def real_run(fake: FakeAgent, cli: Cli, url: str) -> Run:
     """Two rounds that leave one issue of each status: I1 open, I2 resolved, I3 dropped."""
     n = 2
     a1 = say(hostile(url, "A1"), new=[("Revocation", "ev-a1")])
@@ -116,9 +114,9 @@ def real_run(fake: FakeAgent, capsys: pytest.CaptureFixture[str], url: str) -> R
         ],
         "UNEXPECTED-PROMPT",
     )
-    res = run_cli(capsys, *debate_args(rounds=n, runner="subprocess", topic=TOPIC))
+    res = cli(*debate_args(rounds=n, runner="subprocess", topic=TOPIC))
     assert res.code == 0, res.err
-    doc = res.doc()
+    doc = res.json()
     run_id = doc["run_id"]
     assert isinstance(run_id, str)
     state = read_state(run_id)
@@ -132,11 +130,11 @@ def real_run(fake: FakeAgent, capsys: pytest.CaptureFixture[str], url: str) -> R
 
 
 def test_show_format_html_is_the_page_the_run_wrote(
-    fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str], trap: Trap
+    fake_agent: FakeAgent, cli: Cli, trap: Trap
 ) -> None:
-    run = real_run(fake_agent, capsys, trap.url)
+    run = real_run(fake_agent, cli, trap.url)
     page = (run.dir / "report.html").read_text(encoding="utf-8")
-    res = run_cli(capsys, "show", run.run_id, "--format", "html")
+    res = cli("show", run.run_id, "--format", "html")
     assert res.code == 0, res.err
     assert (res.out, res.err) == (page, "")
     assert res.out.startswith("<!doctype html>")
@@ -144,17 +142,17 @@ def test_show_format_html_is_the_page_the_run_wrote(
     for text in ("PROSE-A1 holds.", "PROSE-B2 cookie size is moot", "JUDGE-TEXT", run.run_id):
         assert text in res.out
     assert "<img" not in res.out and "<iframe" not in res.out and "<link" not in res.out
-    assert run_cli(capsys, "show", run.run_id, "-f", "html").out == page
+    assert cli("show", run.run_id, "-f", "html").out == page
 
 
 def test_export_writes_each_format(
-    fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str], trap: Trap, tmp_path: Path
+    fake_agent: FakeAgent, cli: Cli, trap: Trap, tmp_path: Path
 ) -> None:
-    run = real_run(fake_agent, capsys, trap.url)
+    run = real_run(fake_agent, cli, trap.url)
     shown = {
-        "html": run_cli(capsys, "show", run.run_id, "--format", "html").out,
-        "md": run_cli(capsys, "show", run.run_id).out,
-        "json": run_cli(capsys, "show", run.run_id, "--json").out,
+        "html": cli("show", run.run_id, "--format", "html").out,
+        "md": cli("show", run.run_id).out,
+        "json": cli("show", run.run_id, "--json").out,
     }
     out = tmp_path / "out"
     out.mkdir()
@@ -168,7 +166,7 @@ def test_export_writes_each_format(
     ]
     for name, extra, kind in cases:
         target = out / name
-        res = run_cli(capsys, "export", run.run_id, "-o", str(target), *extra)
+        res = cli("export", run.run_id, "-o", str(target), *extra)
         private = " (mode 0600: only you can read it; chmod it to share)"
         assert (res.code, res.out, res.err) == (0, "", f"wrote {target}{private}\n"), name
         assert target.read_text(encoding="utf-8") == shown[kind], name
@@ -179,7 +177,7 @@ def test_export_writes_each_format(
     assert doc["schema"] == "collab.result/2" and doc["run_id"] == run.run_id
     assert [i["status"] for i in doc["ledger"]] == ["open", "resolved", "dropped"]
     # Exporting again replaces the file whole (atomically): no temp file is left.
-    res = run_cli(capsys, "export", run.run_id, "--output", str(out / "decision.md"))
+    res = cli("export", run.run_id, "--output", str(out / "decision.md"))
     assert res.code == 0
     assert sorted(p.name for p in out.iterdir()) == sorted(name for name, _, _ in cases)
 
@@ -208,14 +206,14 @@ REFUSED = [
 
 
 def test_export_and_show_refuse_with_one_line(
-    fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str], trap: Trap, tmp_path: Path
+    fake_agent: FakeAgent, cli: Cli, trap: Trap, tmp_path: Path
 ) -> None:
-    run = real_run(fake_agent, capsys, trap.url)
+    run = real_run(fake_agent, cli, trap.url)
     out = tmp_path / "out"
     (out / "adir.html").mkdir(parents=True)
     for case in REFUSED:
         argv = [a.replace("{out}", str(out)).replace("{id}", run.run_id) for a in case.args]
-        res: CliResult = run_cli(capsys, *argv)
+        res: Outcome = cli(*argv)
         message = case.message.replace("{out}", str(out))
         assert res.code == 2, case.test_id
         assert res.out == "", case.test_id
@@ -305,13 +303,13 @@ def _scheme(browser: Browser, scheme: str) -> None:
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")
 def test_chromium_renders_a_real_report_with_ledger_colours_and_no_request_out(
-    fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str], trap: Trap, tmp_path: Path
+    fake_agent: FakeAgent, cli: Cli, trap: Trap, tmp_path: Path
 ) -> None:
     """Mutants killed (the old test, a synthetic run and DOM text only, passed both):
     ``img-src *`` in collab/report/html.py's CSP (the probe image is not blocked), and
     ``.pill.open`` without its background in report.css (the open row's colour)."""
     assert CHROMIUM is not None
-    run = real_run(fake_agent, capsys, trap.url)
+    run = real_run(fake_agent, cli, trap.url)
     report = run.dir / "report.html"
     with Browser(CHROMIUM, tmp_path / "profile") as browser:
         browser.call("Network.enable")

@@ -14,16 +14,14 @@ from typing import NamedTuple
 import pytest
 
 from collab.store import RunDir, new_run_id
-from tests.conftest import FakeAgent
+from tests.conftest import Cli, FakeAgent
 from tests.e2e.test_debate_tmux import (
     WAIT,
-    CliResult,
     Spawned,
     assert_each_turn_once,
     debate_args,
     judge_rule,
     read_state,
-    run_cli,
     run_ids,
     say,
     spawn_collab,
@@ -32,7 +30,7 @@ from tests.e2e.test_debate_tmux import (
     turn_rule,
     wait_for_calls,
 )
-from tests.helpers import JUDGE_REST, wait_until
+from tests.helpers import JUDGE_REST, Outcome, wait_until
 
 JUDGE = judge_rule("## TL;DR\n- RESUME-JUDGE done" + JUDGE_REST)
 KEEP_OPEN = say("keeps arguing", stances=[("I1", "contest", "still disagree")])
@@ -44,15 +42,15 @@ def wide_console(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLUMNS", "250")
 
 
-def finished_run(fake: FakeAgent, capsys: pytest.CaptureFixture[str], topic: str) -> str:
+def finished_run(fake: FakeAgent, cli: Cli, topic: str) -> str:
     n = 2
     fake.script(
         [JUDGE, turn_rule("A", 1, n, say(f"PROSE of {topic}", new=[("Point", "evidence")]))],
         KEEP_OPEN,
     )
-    res = run_cli(capsys, *debate_args(rounds=n, runner="subprocess", topic=topic))
+    res = cli(*debate_args(rounds=n, runner="subprocess", topic=topic))
     assert res.code == 0, res.err
-    run_id = res.doc()["run_id"]
+    run_id = res.json()["run_id"]
     assert isinstance(run_id, str)
     return run_id
 
@@ -73,19 +71,17 @@ def interrupt_at(
 # -- refused resumes ---------------------------------------------------------------------------
 
 
-def test_resume_of_a_finished_run_is_refused(
-    fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]
-) -> None:
-    run_id = finished_run(fake_agent, capsys, "Monorepo or polyrepo")
+def test_resume_of_a_finished_run_is_refused(fake_agent: FakeAgent, cli: Cli) -> None:
+    run_id = finished_run(fake_agent, cli, "Monorepo or polyrepo")
     before = RunDir(run_id).state_path.read_bytes()
     calls = len(fake_agent.calls())
 
-    res = run_cli(capsys, "resume", run_id)
+    res = cli("resume", run_id)
     assert res.code == 2
     assert "already finished" in res.err and f"collab show {run_id}" in res.err
-    res = run_cli(capsys, "resume", run_id, "--json")
+    res = cli("resume", run_id, "--json")
     assert res.code == 2
-    doc = res.doc()
+    doc = res.json()
     assert doc["schema"] == "collab.error/1" and doc["exit_code"] == 2
     assert doc["error"]["kind"] == "usage" and "already finished" in doc["error"]["message"]
     assert RunDir(run_id).state_path.read_bytes() == before
@@ -97,10 +93,8 @@ def test_resume_of_a_finished_run_is_refused(
     [("20990101-000000-abcdef", "no run with id"), ("../../etc", "not a run id")],
     ids=["unknown", "not-an-id"],
 )
-def test_resume_of_an_unknown_run_is_refused(
-    capsys: pytest.CaptureFixture[str], run_id: str, message: str
-) -> None:
-    res = run_cli(capsys, "resume", run_id)
+def test_resume_of_an_unknown_run_is_refused(cli: Cli, run_id: str, message: str) -> None:
+    res = cli("resume", run_id)
     assert res.code == 2
     assert message in res.err
     assert run_ids() == []
@@ -108,7 +102,7 @@ def test_resume_of_an_unknown_run_is_refused(
 
 def test_a_locked_run_is_not_driven_twice(
     fake_agent: FakeAgent,
-    capsys: pytest.CaptureFixture[str],
+    cli: Cli,
     tmp_path: Path,
     spawned: list[Spawned],
 ) -> None:
@@ -129,7 +123,7 @@ def test_a_locked_run_is_not_driven_twice(
 
     # The lock held by this test, as another collab would hold it.
     with RunDir(run_id).locked():
-        res = run_cli(capsys, "resume", run_id)
+        res = cli("resume", run_id)
     assert res.code == 2
     assert f"run {run_id} is being driven by another collab process" in res.err
     assert RunDir(run_id).state_path.read_bytes() == state_before
@@ -140,14 +134,14 @@ def test_a_locked_run_is_not_driven_twice(
     driver = spawn_collab(["resume", run_id], tmp_path / "second")
     spawned.append(driver)
     wait_for_calls(fake_agent, "B", 1, n, count=2)
-    res = run_cli(capsys, "resume", run_id, "--json")
+    res = cli("resume", run_id, "--json")
     assert res.code == 2
-    assert res.doc()["error"]["kind"] == "locked"
-    assert "being driven by another collab process" in res.doc()["error"]["message"]
+    assert res.json()["error"]["kind"] == "locked"
+    assert "being driven by another collab process" in res.json()["error"]["message"]
     driver.proc.send_signal(signal.SIGTERM)
     assert driver.wait() == 130, driver.err
 
-    res = run_cli(capsys, "resume", run_id, "--json")
+    res = cli("resume", run_id, "--json")
     assert res.code == 0, res.err
     state = read_state(run_id)
     assert state.status == "done"
@@ -160,24 +154,22 @@ def test_a_locked_run_is_not_driven_twice(
 # -- list and show -------------------------------------------------------------------------------
 
 
-def _list(capsys: pytest.CaptureFixture[str]) -> dict[str, object]:
-    res = run_cli(capsys, "list", "--json")
+def _list(cli: Cli) -> dict[str, object]:
+    res = cli("list", "--json")
     assert res.code == 0, res.err
-    return res.doc()
+    return res.json()
 
 
-def test_list_and_show_after_runs(
-    fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]
-) -> None:
-    assert _list(capsys) == {"schema": "collab.list/1", "runs": []}
-    assert "no runs yet" in run_cli(capsys, "list").err
+def test_list_and_show_after_runs(fake_agent: FakeAgent, cli: Cli) -> None:
+    assert _list(cli) == {"schema": "collab.list/1", "runs": []}
+    assert "no runs yet" in cli("list").err
 
-    first = finished_run(fake_agent, capsys, "Tabs or spaces")
+    first = finished_run(fake_agent, cli, "Tabs or spaces")
     # Run ids sort by time to the second: make the second run start in a later second.
     assert wait_until(lambda: new_run_id()[:15] > first[:15], WAIT)
-    second = finished_run(fake_agent, capsys, "Rust or Go for the CLI")
+    second = finished_run(fake_agent, cli, "Rust or Go for the CLI")
 
-    doc = _list(capsys)
+    doc = _list(cli)
     assert doc["schema"] == "collab.list/1"
     runs = doc["runs"]
     assert isinstance(runs, list)
@@ -193,27 +185,27 @@ def test_list_and_show_after_runs(
         "done", "max-rounds", 2, 2,
     )  # fmt: skip
     assert row["preset"] == "advocate-vs-devils-advocate"
-    table = run_cli(capsys, "list")
+    table = cli("list")
     assert table.code == 0
     assert table.out.index(second) < table.out.index(first)
 
-    md = run_cli(capsys, "show", first)
+    md = cli("show", first)
     assert md.code == 0
     for text in ("Tabs or spaces", first, "PROSE of Tabs or spaces", "RESUME-JUDGE", "I1"):
         assert text in md.out
     assert "Rust or Go" not in md.out
 
-    js = run_cli(capsys, "show", second, "--json")
+    js = cli("show", second, "--json")
     assert js.code == 0
-    shown = js.doc()
+    shown = js.json()
     assert shown["schema"] == "collab.result/2" and shown["run_id"] == second
     assert shown["topic"] == "Rust or Go for the CLI"
     assert shown["turns"][0]["prose"] == "PROSE of Rust or Go for the CLI"
     assert shown["judge"]["markdown"].startswith("## TL;DR")
-    assert run_cli(capsys, "show", second, "--format", "json").doc() == shown
+    assert cli("show", second, "--format", "json").json() == shown
 
-    assert run_cli(capsys, "show", second, "--format", "bogus").code == 2
-    assert run_cli(capsys, "show", "20990101-000000-abcdef").code == 2
+    assert cli("show", second, "--format", "bogus").code == 2
+    assert cli("show", "20990101-000000-abcdef").code == 2
 
 
 class Damaged(NamedTuple):
@@ -245,9 +237,9 @@ DAMAGED = [
 
 
 def test_damaged_runs_are_listed_with_the_reason_and_reported_by_doctor(
-    fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str]
+    fake_agent: FakeAgent, cli: Cli
 ) -> None:
-    good = finished_run(fake_agent, capsys, "A readable run")
+    good = finished_run(fake_agent, cli, "A readable run")
     good_state = RunDir(good).state_path.read_text(encoding="utf-8")
     for case in DAMAGED:
         run_dir = RunDir(case.run_id)
@@ -256,7 +248,7 @@ def test_damaged_runs_are_listed_with_the_reason_and_reported_by_doctor(
             text = _broken_field(good_state) if case.state == "BROKEN-FIELD" else case.state
             run_dir.state_path.write_text(text, encoding="utf-8")
 
-    rows = {r["run_id"]: r for r in _list(capsys)["runs"]}  # type: ignore[attr-defined]
+    rows = {r["run_id"]: r for r in _list(cli)["runs"]}  # type: ignore[attr-defined]
     assert list(rows) == [good, *(c.run_id for c in reversed(DAMAGED))], "newest first"
     assert rows[good]["status"] == "done" and rows[good]["reason"] is None
     for case in DAMAGED:
@@ -271,12 +263,12 @@ def test_damaged_runs_are_listed_with_the_reason_and_reported_by_doctor(
         else:
             assert row["topic"] is None and row["rounds"] is None
         if case.state is not None:
-            res = run_cli(capsys, "show", case.run_id)
+            res = cli("show", case.run_id)
             assert (
                 res.code == 2 and res.err.strip() == f"collab: run {case.run_id}: {row['reason']}"
             )
 
-    table = run_cli(capsys, "list")
+    table = cli("list")
     assert table.code == 0
     for case in DAMAGED:
         line = next(ln for ln in table.out.splitlines() if case.run_id in ln)
@@ -284,7 +276,7 @@ def test_damaged_runs_are_listed_with_the_reason_and_reported_by_doctor(
         assert f"damaged {case.run_id}: {rows[case.run_id]['reason']}" in table.err
     assert "A readable run" in table.out
 
-    checks = run_cli(capsys, "doctor", "--json").doc()["checks"]
+    checks = cli("doctor", "--json").json()["checks"]
     reported = {c["name"]: c for c in checks if c["name"].startswith("run ")}
     assert set(reported) == {f"run {c.run_id}" for c in DAMAGED}
     for case in DAMAGED:
@@ -301,7 +293,7 @@ PRESET = "security-vs-performance"
 
 def test_resumed_run_keeps_its_id_config_and_ledger(
     fake_agent: FakeAgent,
-    capsys: pytest.CaptureFixture[str],
+    cli: Cli,
     tmp_path: Path,
     spawned: list[Spawned],
 ) -> None:
@@ -341,7 +333,7 @@ def test_resumed_run_keeps_its_id_config_and_ledger(
     assert [(t.round_no, t.side) for t in before.turns] == [(1, "A"), (1, "B"), (2, "B")]
     ledger_before = before.ledger()
 
-    res: CliResult = run_cli(capsys, "resume", run_id)
+    res: Outcome = cli("resume", run_id)
     assert res.code == 0, res.err
     assert "Resuming debate" in res.err and f"run {run_id}" in res.err
     assert "RESUME-JUDGE" in res.out
@@ -374,6 +366,6 @@ def test_resumed_run_keeps_its_id_config_and_ledger(
     assert [(i.id, i.status) for i in after.ledger().issues] == [
         ("I1", "resolved"), ("I2", "dropped"), ("I3", "open"),
     ]  # fmt: skip
-    doc = run_cli(capsys, "show", run_id, "--json").doc()
+    doc = cli("show", run_id, "--json").json()
     assert doc["run_id"] == run_id and doc["resume"] is None
     assert json.dumps(doc).count("A-INTERRUPTED") == 0

@@ -14,14 +14,13 @@ from pathlib import Path
 import pytest
 
 from collab.store import RunDir
-from tests.conftest import FakeAgent
+from tests.conftest import Cli, FakeAgent
 from tests.e2e.test_debate_tmux import (
     Spawned,
     assert_each_turn_once,
     debate_args,
     judge_rule,
     read_state,
-    run_cli,
     run_ids,
     say,
     spawn_collab,
@@ -60,7 +59,7 @@ def script(fake: FakeAgent) -> None:
 def test_resume_uses_the_saved_context_and_warns_when_the_file_changed(
     no_agent_processes: None,
     fake_agent: FakeAgent,
-    capsys: pytest.CaptureFixture[str],
+    cli: Cli,
     tmp_path: Path,
     spawned: list[Spawned],
     change: str,
@@ -94,7 +93,7 @@ def test_resume_uses_the_saved_context_and_warns_when_the_file_changed(
         "saved when it started (start a new debate to use the file as it is now)"
     )
 
-    res = run_cli(capsys, "resume", run_id)
+    res = cli("resume", run_id)
     assert res.code == 0, res.err
     assert f"⚠ {warning}" in res.err.splitlines()
     after = read_state(run_id)
@@ -112,13 +111,13 @@ def test_resume_uses_the_saved_context_and_warns_when_the_file_changed(
     run_dir = RunDir(run_id).path
     events = [json.loads(x) for x in (run_dir / "events.jsonl").read_text().splitlines()]
     assert [e["text"] for e in events if e["event"] == "warning"] == [warning]
-    assert warning in run_cli(capsys, "show", run_id).out
+    assert warning in cli("show", run_id).out
     assert warning in (run_dir / "report.html").read_text(encoding="utf-8")
 
 
 def test_resume_with_the_context_file_unchanged_says_nothing(
     fake_agent: FakeAgent,
-    capsys: pytest.CaptureFixture[str],
+    cli: Cli,
     tmp_path: Path,
     spawned: list[Spawned],
 ) -> None:
@@ -134,7 +133,7 @@ def test_resume_with_the_context_file_unchanged_says_nothing(
     (run_id,) = run_ids()
     notes.touch()  # a newer mtime, the same text: not a change
 
-    res = run_cli(capsys, "resume", run_id)
+    res = cli("resume", run_id)
     assert res.code == 0, res.err
     assert "context file" not in res.err
     assert read_state(run_id).warnings == []

@@ -4,24 +4,21 @@ as people type them on every command and MCP tool."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import anyio
 
 from collab.store import RunDir
-from tests.conftest import FakeAgent
+from tests.conftest import Cli, FakeAgent
 from tests.e2e import test_cli as tc
 from tests.e2e.mcp_client import call, doc_of, mcp_session, poll, text_of
 from tests.helpers import JUDGE_REST
 
-cli = tc.cli  # the fixture: collab ARGS in this process
-Outcome = tc.Outcome
 ONE = ["--agent", "fake", "--rounds", "2", "--json", *tc.FAST]
 
 
-def _two_runs(cli: Callable[..., Outcome], fake: FakeAgent) -> tuple[str, str]:
+def _two_runs(cli: Cli, fake: FakeAgent) -> tuple[str, str]:
     tc.script_debate(fake)
     first = cli("debate", "first topic", *ONE)
     assert first.code == 0, first
@@ -31,7 +28,7 @@ def _two_runs(cli: Callable[..., Outcome], fake: FakeAgent) -> tuple[str, str]:
     return first.json()["run_id"], second.json()["run_id"]
 
 
-def test_short_ids_on_every_command(cli: Callable[..., Outcome], fake_agent: FakeAgent) -> None:
+def test_short_ids_on_every_command(cli: Cli, fake_agent: FakeAgent) -> None:
     old, new = _two_runs(cli, fake_agent)
     assert old[:9] == new[:9]  # both begin with today's date
 
@@ -57,9 +54,7 @@ def test_short_ids_on_every_command(cli: Callable[..., Outcome], fake_agent: Fak
     assert batch.code == 2 and "no batches yet" in batch.err
 
 
-def test_mcp_takes_short_ids(
-    cli: Callable[..., Outcome], fake_agent: FakeAgent, hermetic_env: Path
-) -> None:
+def test_mcp_takes_short_ids(cli: Cli, fake_agent: FakeAgent, hermetic_env: Path) -> None:
     old, new = _two_runs(cli, fake_agent)
     seen: dict[str, Any] = {}
 
@@ -89,7 +84,7 @@ def test_mcp_takes_short_ids(
 
 
 def test_decide_then_export_adr(
-    cli: Callable[..., Outcome], fake_agent: FakeAgent, tmp_path: Path, monkeypatch: Any
+    cli: Cli, fake_agent: FakeAgent, tmp_path: Path, monkeypatch: Any
 ) -> None:
     tc.script_debate(fake_agent)
     rid = cli("debate", tc.TOPIC, *ONE).json()["run_id"]
@@ -187,7 +182,7 @@ def _prompt_chars(fake: FakeAgent, first: str) -> list[int]:
     return [int(c["prompt_chars"]) for c in fake.calls() if str(c["prompt"]).startswith(first)]
 
 
-def test_ask_each_seat(cli: Callable[..., Outcome], fake_agent: FakeAgent, capsys: Any) -> None:
+def test_ask_each_seat(cli: Cli, fake_agent: FakeAgent, capsys: Any) -> None:
     _script_steering(fake_agent)
     before = cli("debate", tc.TOPIC, *ONE).json()
     rid = before["run_id"]
@@ -229,9 +224,7 @@ def test_ask_each_seat(cli: Callable[..., Outcome], fake_agent: FakeAgent, capsy
         print(f"\nprompt characters: a full turn {turn_chars}, a follow-up {ask_chars}")
 
 
-def test_ask_is_refused_while_the_run_is_driven(
-    cli: Callable[..., Outcome], fake_agent: FakeAgent
-) -> None:
+def test_ask_is_refused_while_the_run_is_driven(cli: Cli, fake_agent: FakeAgent) -> None:
     _script_steering(fake_agent)
     rid = cli("debate", tc.TOPIC, *ONE).json()["run_id"]
     with RunDir(rid).locked():
@@ -239,7 +232,7 @@ def test_ask_is_refused_while_the_run_is_driven(
     assert refused.code == 2 and "being driven" in refused.err
 
 
-def test_continue_with_a_note(cli: Callable[..., Outcome], fake_agent: FakeAgent) -> None:
+def test_continue_with_a_note(cli: Cli, fake_agent: FakeAgent) -> None:
     _script_steering(fake_agent)
     first = cli("debate", tc.TOPIC, *ONE).json()
     rid = first["run_id"]
@@ -318,7 +311,7 @@ def _favouring(option: str) -> str:
     return "\n\n```json\n" + json.dumps({**block, "favours": option}) + "\n```\n"
 
 
-def test_a_flip_of_favours_end_to_end(cli: Callable[..., Outcome], fake_agent: FakeAgent) -> None:
+def test_a_flip_of_favours_end_to_end(cli: Cli, fake_agent: FakeAgent) -> None:
     """--option/--constraint/--leaning through the CLI with the fake agent: A favours O1,
     then O2 (a flip); the flip shows in the transcript, show, watch and --json, and
     decide validates against the options."""

@@ -24,13 +24,12 @@ import pytest
 from collab.config import AgentChoice, DebateConfig, Role
 from collab.state import RunState, load_state
 from collab.store import LOCK_FILE, SCHEMA_VERSION, RunDir
-from tests.conftest import FakeAgent
+from tests.conftest import Cli, FakeAgent
 from tests.e2e.test_debate_tmux import (
     Spawned,
     assert_each_turn_once,
     judge_rule,
     private_tmp_fixture,  # noqa: F401  (fixture, used by name)
-    run_cli,
     say,
     spawn_collab,
     spawned_fixture,  # noqa: F401  (fixture, used by name)
@@ -171,7 +170,7 @@ UNUSABLE = [
 @pytest.mark.parametrize(list(Unusable._fields), UNUSABLE, ids=[c.test_id for c in UNUSABLE])
 def test_unusable_data_dir_at_start_exits_3_with_nothing_started(
     fake_agent: FakeAgent,
-    capsys: pytest.CaptureFixture[str],
+    cli: Cli,
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
     mount: Mount,
@@ -211,7 +210,7 @@ def test_unusable_data_dir_at_start_exits_3_with_nothing_started(
     want = [s.replace("{home}", str(home)) for s in (problem, fix)]
 
     for as_json in (False, True):
-        res = run_cli(capsys, *argv, *(["--json"] if as_json else []))
+        res = cli(*argv, *(["--json"] if as_json else []))
         assert res.code == 3, res
         assert "Traceback" not in res.err, res.err
         if as_json:
@@ -233,16 +232,14 @@ def test_unusable_data_dir_at_start_exits_3_with_nothing_started(
     assert list(private_tmp.iterdir()) == []
 
 
-def test_list_and_doctor_say_when_the_runs_dir_is_a_file(
-    capsys: pytest.CaptureFixture[str], hermetic_env: Path
-) -> None:
+def test_list_and_doctor_say_when_the_runs_dir_is_a_file(cli: Cli, hermetic_env: Path) -> None:
     (hermetic_env / "runs").write_text("oops\n", encoding="utf-8")
-    res = run_cli(capsys, "list", "--json")
+    res = cli("list", "--json")
     assert res.code == 3
-    assert res.doc()["error"]["kind"] == "storage"
-    assert f"{hermetic_env}/runs is a file, not a directory" in res.doc()["error"]["message"]
-    res = run_cli(capsys, "doctor", "--json")
-    (check,) = [c for c in res.doc()["checks"] if c["name"] == "data dir"]
+    assert res.json()["error"]["kind"] == "storage"
+    assert f"{hermetic_env}/runs is a file, not a directory" in res.json()["error"]["message"]
+    res = cli("doctor", "--json")
+    (check,) = [c for c in res.json()["checks"] if c["name"] == "data dir"]
     assert check["level"] == "fail"
     assert f"{hermetic_env}/runs is a file, not a directory" in check["detail"]
     assert check["fix"] == f"move {hermetic_env}/runs away, or set COLLAB_HOME to a directory"
@@ -254,7 +251,7 @@ def test_list_and_doctor_say_when_the_runs_dir_is_a_file(
 @pytest.mark.parametrize("as_json", [True, False], ids=["json", "text"])
 def test_disk_full_mid_run_stops_before_the_next_turn_and_keeps_the_last_save(
     fake_agent: FakeAgent,
-    capsys: pytest.CaptureFixture[str],
+    cli: Cli,
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
     mount: Mount,
@@ -313,7 +310,7 @@ def test_disk_full_mid_run_stops_before_the_next_turn_and_keeps_the_last_save(
 
     # Room again: the resume finishes, asking again only for the turn that was not kept.
     filler.unlink()
-    res = run_cli(capsys, "resume", run_id, "--json")
+    res = cli("resume", run_id, "--json")
     assert res.code == 0, res.err
     done = load_state(run_dir)
     assert done.status == "done"
@@ -326,15 +323,15 @@ def test_disk_full_mid_run_stops_before_the_next_turn_and_keeps_the_last_save(
 
 
 def test_events_file_that_cannot_be_opened_is_a_storage_error(
-    fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str], hermetic_env: Path
+    fake_agent: FakeAgent, cli: Cli, hermetic_env: Path
 ) -> None:
     fake_agent.script([JUDGE], KEEP_OPEN)
     run_dir = stopped_run(hermetic_env)
     (run_dir.path / "events.jsonl").mkdir()  # a directory where the file should be
     before = run_dir.state_path.read_bytes()
-    res = run_cli(capsys, "resume", run_dir.run_id, "--json")
+    res = cli("resume", run_dir.run_id, "--json")
     assert res.code == 3, res
-    doc = res.doc()
+    doc = res.json()
     assert doc["error"]["kind"] == "storage"
     path = run_dir.path / "events.jsonl"
     assert doc["error"]["message"] == (
@@ -373,7 +370,7 @@ def v1_run(home: Path) -> RunDir:
 
 
 def test_an_old_half_finished_run_is_migrated_and_goes_on_as_it_began(
-    fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str], hermetic_env: Path
+    fake_agent: FakeAgent, cli: Cli, hermetic_env: Path
 ) -> None:
     n = 2
     fake_agent.script(
@@ -387,7 +384,7 @@ def test_an_old_half_finished_run_is_migrated_and_goes_on_as_it_began(
     assert (state.turns[0].items_sent, state.turns[0].items_kept) == (1, 1)
     assert state.judge_first is None
 
-    res = run_cli(capsys, "resume", run_dir.run_id, "--json")
+    res = cli("resume", run_dir.run_id, "--json")
     assert res.code == 0, res.err
     after = json.loads(run_dir.state_path.read_text(encoding="utf-8"))
     assert after["schema_version"] == SCHEMA_VERSION == 8
@@ -403,7 +400,7 @@ def test_an_old_half_finished_run_is_migrated_and_goes_on_as_it_began(
 
 
 def test_a_run_from_a_newer_collab_is_refused(
-    fake_agent: FakeAgent, capsys: pytest.CaptureFixture[str], hermetic_env: Path
+    fake_agent: FakeAgent, cli: Cli, hermetic_env: Path
 ) -> None:
     run_dir = stopped_run(hermetic_env)
     doc = json.loads(run_dir.state_path.read_text(encoding="utf-8"))
@@ -415,11 +412,11 @@ def test_a_run_from_a_newer_collab_is_refused(
         f"this collab reads up to {SCHEMA_VERSION}): upgrade collab"
     )
     for argv in (["resume", run_dir.run_id], ["show", run_dir.run_id]):
-        res = run_cli(capsys, *argv)
+        res = cli(*argv)
         assert res.code == 2 and res.err.strip() == f"collab: {message}", res
-        res = run_cli(capsys, *argv, "--json")
-        assert res.code == 2 and res.doc()["error"]["message"] == message
-    (row,) = run_cli(capsys, "list", "--json").doc()["runs"]
+        res = cli(*argv, "--json")
+        assert res.code == 2 and res.json()["error"]["message"] == message
+    (row,) = cli("list", "--json").json()["runs"]
     assert (row["status"], row["reason"]) == ("damaged", message.split(" was ", 1)[1])
     assert run_dir.state_path.read_bytes() == before
     assert fake_agent.calls() == []
