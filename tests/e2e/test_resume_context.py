@@ -93,7 +93,7 @@ def test_resume_uses_the_saved_context_and_warns_when_the_file_changed(
         "saved when it started (start a new debate to use the file as it is now)"
     )
 
-    res = cli("resume", run_id)
+    res = cli("resume", run_id, env={"COLUMNS": "400"})  # the warning on one line
     assert res.code == 0, res.err
     assert f"⚠ {warning}" in res.err.splitlines()
     after = read_state(run_id)
