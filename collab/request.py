@@ -175,17 +175,20 @@ def build_config(
     """Validate everything up front: a bad option never starts a pane or writes a file.
     Messages name an option the way ``surface`` spells it."""
     topic = validate_topic(req.topic)
-    for opt in options_of(type(req)).values():
-        if opt.sets == (opt.name,):
-            check_value(opt, getattr(req, opt.name), opt.spelled(surface))
-    lang = resolve_lang(req.lang, topic)
+    # Names first: a name's own check says what is wrong with it (a control character,
+    # a leading '-'), before the list's count and length checks.
     for field in ("agent_a", "agent_b", "judge_agent", "model_a", "model_b", "judge_model"):
         name = getattr(req, field)
         if name is not None:
             validate_name(spell(field, surface), name)
     for field in ("agents", "models"):
         for name in getattr(req, field):
-            validate_name(spell(field, surface), name)
+            if isinstance(name, str):
+                validate_name(spell(field, surface), name)
+    for opt in options_of(type(req)).values():
+        if opt.sets == (opt.name,):
+            check_value(opt, getattr(req, opt.name), opt.spelled(surface))
+    lang = resolve_lang(req.lang, topic)
     roles = seat_roles(req, lang, surface)
     choices = seat_agents(req, len(roles), surface)
     judge_agent = req.judge_agent

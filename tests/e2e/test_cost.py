@@ -52,7 +52,10 @@ def test_totals_are_sums_of_turns(fake_agent: FakeAgent, cli: Cli) -> None:
     assert code == 0
     turns = doc["turns"]
     assert isinstance(turns, list)
-    assert [t["cost_usd"] for t in turns] == [0.01, 0.02] * (len(turns) // 2)
+    # Each turn as its seat's agent reported it (round 2 starts with B: the last speaker
+    # rotates, so the order is A B, B A, …).
+    assert [t["side"] for t in turns][:4] == ["A", "B", "B", "A"]
+    assert [t["cost_usd"] for t in turns] == [{"A": 0.01, "B": 0.02}[t["side"]] for t in turns]
     by_role = doc["cost_usd_by_role"]
     assert isinstance(by_role, dict)
     n = len(turns) // 2
@@ -68,8 +71,8 @@ def test_totals_are_sums_of_turns(fake_agent: FakeAgent, cli: Cli) -> None:
 
 
 def test_max_cost_stops_before_the_turn_past_the_cap(fake_agent: FakeAgent, cli: Cli) -> None:
-    # Every turn costs 0.10: after A1 0.10, B1 0.20, A2 0.30 → the cap of 0.25 is
-    # reached before B2, which must not start.
+    # Every turn costs 0.10: after A1 0.10, B1 0.20, B2 0.30 (round 2 starts with B: the
+    # last speaker rotates) → the cap of 0.25 is reached before A2, which must not start.
     script_costs(fake_agent, 0.10, 0.10, 0.05)
     code, doc = run(
         cli,
@@ -89,7 +92,7 @@ def test_max_cost_stops_before_the_turn_past_the_cap(fake_agent: FakeAgent, cli:
     assert doc["stop_reason"] == "budget"
     turns = doc["turns"]
     assert isinstance(turns, list)
-    assert [(t["round"], t["side"]) for t in turns] == [(1, "A"), (1, "B"), (2, "A")]
+    assert [(t["round"], t["side"]) for t in turns] == [(1, "A"), (1, "B"), (2, "B")]
     judge = doc["judge"]
     assert isinstance(judge, dict)
     # Over the cap: no judge call, the summary comes from the ledger.

@@ -103,9 +103,9 @@ def test_eight_debates_at_once_on_one_tmux_server(
         assert state["config"]["topic"] == topic(n)
         assert state["status"] == "done" and state["stop_reason"] == "max-rounds"
         replies = [(t["side"], t["prose"]) for t in state["turns"]]
-        assert replies == [
+        assert replies == [  # round 2 ends with A: the last speaker rotates
             ("A", f"A{n} says cache it."), ("B", f"B{n} says do not."),
-            ("A", f"A{n} says cache it."), ("B", f"B{n} says do not."),
+            ("B", f"B{n} says do not."), ("A", f"A{n} says cache it."),
         ]  # fmt: skip
         assert {i["title"] for i in state["ledger"]} == {f"Point {n}", f"Counter {n}"}
         assert state["judge"]["text"].startswith(f"## TL;DR\n- verdict {n}\n")
