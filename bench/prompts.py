@@ -44,9 +44,7 @@ def _config() -> DebateConfig:
 
 
 def _reply(rng: random.Random, ledger: Ledger, side: Side, round_no: int, seed: int) -> str:
-    from collab.ledger import other
-
-    opp = other(side)
+    opp: Side = "B" if side == "A" else "A"  # the two-seat debate this bench measures
     open_opp = [i for i in ledger.issues if i.status == "open" and i.raised_by == opp]
     stances: list[tuple[str, str, str]] = []
     for issue in open_opp[-2:]:
@@ -179,6 +177,8 @@ def run(ctx: Ctx) -> BenchResult:
         Prompts(cfg.lang)
         builds.append(time.perf_counter() - t0)
     p = Prompts(cfg.lang)
+    from collab.judge.answer import labels_for
+
     seeds = list(range(ctx.n(3, 10)))
     ratios: list[float] = []
     all_rows: list[list[dict[str, Any]]] = []
@@ -188,7 +188,8 @@ def run(ctx: Ctx) -> BenchResult:
         all_rows.append(rows)
         per = _per_round(rows)
         ratios.append(per[7] / per[2])
-        judge_sizes.append(len(p.judge(cfg, ledger, history, "max-rounds")))
+        labels = labels_for("bench-prompts", "A", cfg.role_a.name, cfg.role_b.name)
+        judge_sizes.append(len(p.judge(cfg, ledger, history, "max-rounds", labels)))
     first = all_rows[0]
     per = _per_round(first)
     for r in range(1, ROUNDS + 1):
