@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -38,4 +39,18 @@ def use_fake_claude(
     monkeypatch.setenv("COLLAB_TMUX_SOCKET", str(server.socket_name))
 
 
-__all__ = ["FakeAnthropic", "claude_bin", "use_fake_claude"]
+@pytest.fixture
+def api(
+    claude_bin: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, server: Server
+) -> Iterator[FakeAnthropic]:
+    """The fake API, and this process's environment set to run the real claude against it
+    (temp files in the test's own folder)."""
+    with FakeAnthropic() as fake:
+        use_fake_claude(monkeypatch, claude_bin, fake.url, tmp_path / "claude-home", server)
+        tmp = tmp_path / "tmp"
+        tmp.mkdir()
+        monkeypatch.setenv("TMPDIR", str(tmp))
+        yield fake
+
+
+__all__ = ["FakeAnthropic", "api", "claude_bin", "use_fake_claude"]

@@ -9,15 +9,12 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from libtmux import Server
 
 from tests.conftest import contract_block
 from tests.fakes import FakeAnthropic, Reply
-from tests.real.conftest import use_fake_claude
 
 pytestmark = [pytest.mark.real_agent, pytest.mark.tmux]
 
@@ -35,18 +32,6 @@ VERDICT = (
     "## TL;DR\n- A first opinion: revocation against latency.\n\n## Crux\nRevocation.\n\n"
     "## Open disagreements\n- I1, I2\n\n## Minority report\nLatency matters."
 )
-
-
-@pytest.fixture
-def api(
-    claude_bin: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, server: Server
-) -> Iterator[FakeAnthropic]:
-    with FakeAnthropic() as fake:
-        use_fake_claude(monkeypatch, claude_bin, fake.url, tmp_path / "claude-home", server)
-        tmp = tmp_path / "tmp"
-        tmp.mkdir()
-        monkeypatch.setenv("TMPDIR", str(tmp))
-        yield fake
 
 
 @pytest.mark.parametrize("args", [["--depth", "quick"], ["--rounds", "1"]])

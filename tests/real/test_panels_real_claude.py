@@ -7,16 +7,13 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from libtmux import Server
 
 from tests.conftest import contract_block
 from tests.fakes import FakeAnthropic, Reply
 from tests.helpers import JUDGE_REST
-from tests.real.conftest import use_fake_claude
 
 pytestmark = [pytest.mark.real_agent, pytest.mark.tmux]
 
@@ -25,18 +22,6 @@ TOPIC = "Monolith or services for the billing rewrite?"
 ROLES = ("Skeptic: doubts every claim", "Builder: wants it shipped", "Operator: runs it")
 MODELS = ("claude-panel-a", "claude-panel-b", "claude-panel-c")
 DELAY = 3.0  # each opening takes this long at the API: three at once overlap
-
-
-@pytest.fixture
-def api(
-    claude_bin: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, server: Server
-) -> Iterator[FakeAnthropic]:
-    with FakeAnthropic() as fake:
-        use_fake_claude(monkeypatch, claude_bin, fake.url, tmp_path / "claude-home", server)
-        tmp = tmp_path / "tmp"
-        tmp.mkdir()
-        monkeypatch.setenv("TMPDIR", str(tmp))
-        yield fake
 
 
 def test_three_seats_at_once_each_with_its_own_model(

@@ -16,7 +16,6 @@ import os
 import subprocess
 import sys
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -27,7 +26,6 @@ from collab.agents import CLAUDE_MAX_RETRIES
 from tests.conftest import contract_block
 from tests.fakes import FakeAnthropic, Reply
 from tests.helpers import JUDGE_REST, CmdlinePoller
-from tests.real.conftest import use_fake_claude
 
 pytestmark = [pytest.mark.real_agent, pytest.mark.tmux]
 
@@ -63,19 +61,6 @@ TOKENS = {
     (2, "B"): (1500, 180),
 }
 JUDGE_TOKENS = (3000, 400)
-
-
-@pytest.fixture
-def api(
-    claude_bin: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, server: Server
-) -> Iterator[FakeAnthropic]:
-    """The fake API, and this process's environment set to run the real claude against it."""
-    with FakeAnthropic() as fake:
-        use_fake_claude(monkeypatch, claude_bin, fake.url, tmp_path / "claude-home", server)
-        tmp = tmp_path / "tmp"
-        tmp.mkdir()
-        monkeypatch.setenv("TMPDIR", str(tmp))
-        yield fake
 
 
 def debate(*extra: str) -> subprocess.CompletedProcess[str]:
