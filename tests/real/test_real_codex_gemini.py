@@ -473,14 +473,15 @@ ME_A = "(Role A) in a structured debate"
 ME_B = "(Role B) in a structured debate"
 TITLE_A1 = "Revocation needs server state"
 TITLE_B1 = "Stateless tokens scale out"
-TITLE_A2 = "Redis is already deployed"
+TITLE_B2 = "Revocation lists cost little"
 
 A_REPLIES = {
     1: A1 + "\n\n" + _contract([(TITLE_A1, "logout must take effect at once")], []),
+    # Round 2 ends with A (the last speaker rotates): A answers B's new point.
     2: A2
     + "\n\n"
     + _contract(
-        [(TITLE_A2, "the stack lists Redis 7")], [("I2", "contest", "one store is no burden")]
+        [], [("I3", "agree", "Redis is there"), ("I2", "contest", "one store is no burden")]
     ),
 }
 B_REPLIES = {
@@ -489,7 +490,7 @@ B_REPLIES = {
     + _contract(
         [(TITLE_B1, "no lookup per request")], [("I1", "contest", "short expiry bounds it")]
     ),
-    2: B2 + "\n\n" + _contract([], [("I3", "agree", "Redis is there")]),
+    2: B2 + "\n\n" + _contract([(TITLE_B2, "a denylist holds only revoked ids")], []),
 }
 
 
@@ -576,8 +577,10 @@ def test_mixed_debate_in_tmux(
     assert len(other_reqs) == 2
     assert {r.model for r in other_reqs} == {f"{name}-test-b"}
     assert all(ME_B in r.prompt for r in other_reqs)
-    # Round 2's prompt to B carries A's round-2 prose: the sides really talk.
-    assert A2 in other_reqs[1].prompt
+    # Round 2's prompt to A (who speaks last) carries B's round-2 prose: the sides really
+    # talk.
+    (a2_req,) = [r for r in a_reqs if "This is round 2 of 2" in r.prompt]
+    assert B2 in a2_req.prompt
 
     # The run: both sides' prose, agents and models, the ledger, the judge.
     assert state["status"] == "done"
@@ -593,12 +596,12 @@ def test_mixed_debate_in_tmux(
         side_agent = ("claude", "claude-test-a") if key[1] == "A" else (name, f"{name}-test-b")
         assert (meta["agent"], meta["model"]) == side_agent
     ledger = {i["id"]: i for i in state["ledger"]}
-    assert [ledger[i]["title"] for i in ("I1", "I2", "I3")] == [TITLE_A1, TITLE_B1, TITLE_A2]
-    assert [ledger[i]["raised_by"] for i in ("I1", "I2", "I3")] == ["A", "B", "A"]
+    assert [ledger[i]["title"] for i in ("I1", "I2", "I3")] == [TITLE_A1, TITLE_B1, TITLE_B2]
+    assert [ledger[i]["raised_by"] for i in ("I1", "I2", "I3")] == ["A", "B", "B"]
     assert [ledger[i]["status"] for i in ("I1", "I2", "I3")] == ["open", "open", "resolved"]
     assert ledger["I1"]["evidence_a"] == "logout must take effect at once"
     assert ledger["I1"]["evidence_b"] == "short expiry bounds it"
-    assert ledger["I3"]["evidence_b"] == "Redis is there"
+    assert ledger["I3"]["evidence_a"] == "Redis is there"
     assert state["judge"]["fallback"] is False
     assert "Measure the store's latency" in state["judge"]["text"]
 
