@@ -1,0 +1,82 @@
+"""The readers of a finished panel (3–5 seats): every seat's evidence, checks and cost
+reach each of them, not A's and B's only. In-process runs, no processes."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from collab.evidence import EvidenceCheck
+from collab.report.adr import adr_markdown
+from collab.report.documents import result_document
+from collab.report.html import render_html
+from collab.report.pr_comment import comment_body
+from collab.runners.base import TurnJob
+from collab.runners.inprocess import Reply
+from collab.state import RunState
+from collab.store import RunDir
+from tests.unit.test_orchestrator import JUDGE, said
+from tests.unit.test_orchestrator import home_in_memory as home_in_memory  # autouse
+from tests.unit.test_panels import panel, step_of
+
+
+def contested(job: TurnJob) -> Reply:
+    """Round 1: each seat raises a point; round 2: each seat contests every point with
+    evidence of its own. Each turn costs a cent, the Judge two."""
+    if job.step.startswith("judge"):
+        return Reply(JUDGE, cost_usd=0.02)
+    r, seat = step_of(job)
+    if r == 1:
+        return Reply(said([f"point of seat {seat}"]), cost_usd=0.01)
+    stances = [(f"I{i}", "contest", f"EVID-{seat}-I{i}") for i in range(1, 4)]
+    return Reply(said([], stances), cost_usd=0.01)
+
+
+def finished(n: int) -> RunState:
+    return panel(n, contested, rounds=2).state
+
+
+def test_the_adr_says_what_every_seat_holds_on_an_open_issue() -> None:
+    adr = adr_markdown(finished(3))
+    change = adr.split("## What Would Change This")[1].split("## More Information")[0]
+    line = next(x for x in change.splitlines() if x.startswith("- I1 "))
+    for seat in "ABC":
+        assert f"seat {seat}: EVID-{seat}-I1" in line, line
+
+
+def test_the_two_seat_adr_line_is_as_before() -> None:
+    from tests.unit.test_orchestrator import debate
+
+    def pair(job: TurnJob) -> str:
+        if job.step.startswith("judge"):
+            return JUDGE
+        r, seat = step_of(job)
+        if r == 1 and seat == "A":
+            return said(["the point"])
+        return said([], [("I1", "contest", f"E{seat}")])
+
+    adr = adr_markdown(debate(pair, rounds=2).state)
+    assert "- I1 the point is still open — seat A: EA; seat B: EB\n" in adr
+
+
+def test_the_html_report_marks_every_seats_evidence_checks() -> None:
+    def cites(job: TurnJob) -> Reply:
+        r, seat = (0, "") if job.step.startswith("judge") else step_of(job)
+        if r == 2 and seat == "C":
+            return Reply(said([], [("I1", "contest", "see gone_c.py:7")]))
+        return contested(job)
+
+    state = panel(3, cites, rounds=2).state
+    at = next(i for i, t in enumerate(state.turns) if (t.round_no, t.side) == (2, "C"))
+    check = EvidenceCheck("gone_c.py:7", None, "no-such-file")
+    state.turns[at] = dataclasses.replace(state.turns[at], evidence_checks=(check,))
+    assert state.ledger().issues[0].checks("C") == (check,)
+    page = render_html(state)
+    row = next(x for x in page.splitlines() if '<td class="id">I1</td>' in x)
+    assert "see gone_c.py:7" in row and row.count("gone_c.py:7") == 2, row
+
+
+def test_the_pull_request_comment_counts_every_seats_cost() -> None:
+    state = finished(3)
+    doc = result_document(state, RunDir(state.run_id))
+    body = comment_body(doc, "k")
+    assert "A $0.0200 · B $0.0200 · C $0.0200 · judge $0.0200" in body, body.splitlines()[-1]
