@@ -4,6 +4,10 @@ reach each of them, not A's and B's only. In-process runs, no processes."""
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
 
 from collab.evidence import EvidenceCheck
 from collab.report.adr import adr_markdown
@@ -80,3 +84,29 @@ def test_the_pull_request_comment_counts_every_seats_cost() -> None:
     doc = result_document(state, RunDir(state.run_id))
     body = comment_body(doc, "k")
     assert "A $0.0200 · B $0.0200 · C $0.0200 · judge $0.0200" in body, body.splitlines()[-1]
+
+
+def test_collab_ask_takes_a_third_seat_on_the_command_line(monkeypatch: Any) -> None:
+    """``collab ask ID Q --seat C``: the CLI's own look at --seat (does one answer
+    stream?) knows every seat, not A and B only; the run's seats are checked after."""
+    import collab.control.steer as steer
+    from collab.cli import app
+
+    state = finished(3)
+    asked: list[str | None] = []
+    monkeypatch.setattr(steer, "ask_seats", lambda _id, _q, seat, _sinks: asked.append(seat))
+    res = CliRunner().invoke(app, ["ask", state.run_id, "Which is cheaper?", "--seat", "c"])
+    assert res.exit_code == 0, res.output
+    assert asked == ["c"]
+
+
+def test_mcp_debate_ask_offers_every_seat() -> None:
+    import jsonschema
+
+    from collab.mcp_server.tools import TOOLS
+
+    (ask,) = [t for t in TOOLS if t.name == "debate_ask"]
+    for seat in ("A", "C", "E", "judge"):
+        jsonschema.validate({"run_id": "r", "question": "Why?", "seat": seat}, ask.input_schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"run_id": "r", "question": "Why?", "seat": "F"}, ask.input_schema)
