@@ -110,3 +110,23 @@ def test_mcp_debate_ask_offers_every_seat() -> None:
         jsonschema.validate({"run_id": "r", "question": "Why?", "seat": seat}, ask.input_schema)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"run_id": "r", "question": "Why?", "seat": "F"}, ask.input_schema)
+
+
+def test_prerequisites_check_every_seats_agent_before_anything_starts() -> None:
+    """A third seat's missing CLI is found before the run starts, as A's and B's are
+    (not when its first turn is called, after the others have run)."""
+    from collab.config import AgentChoice
+    from collab.doctor import check_prerequisites
+    from collab.errors import PrerequisiteError
+    from collab.runners.inprocess import SCRIPTED_AGENT, SCRIPTED_AGENTS
+    from tests.unit.test_orchestrator import config
+    from tests.unit.test_panels import ROLES
+
+    ghost = dataclasses.replace(SCRIPTED_AGENT, name="ghost", argv=("h-review-no-such-cli",))
+    known = {**SCRIPTED_AGENTS, "ghost": ghost}
+    cfg = config(role=ROLES[:3], agents=("scripted",))
+    ready = check_prerequisites(cfg, known, env={})
+    assert set(ready.binaries) == {"scripted"}
+    third = dataclasses.replace(cfg, more_agents=(AgentChoice("ghost"),))
+    with pytest.raises(PrerequisiteError, match="h-review-no-such-cli"):
+        check_prerequisites(third, known, env={})
