@@ -130,3 +130,36 @@ def test_prerequisites_check_every_seats_agent_before_anything_starts() -> None:
     third = dataclasses.replace(cfg, more_agents=(AgentChoice("ghost"),))
     with pytest.raises(PrerequisiteError, match="h-review-no-such-cli"):
         check_prerequisites(third, known, env={})
+
+
+def test_mcp_bounds_a_panels_unpriced_seats_by_its_calls(tmp_path: Any) -> None:
+    """Over MCP, a seat C–E agent with no price is seen like A's (the debate is then
+    bounded by calls, not refused for a max_cost the model never gave), and the calls
+    count every seat."""
+    from collab.errors import UsageError
+    from collab.mcp_server.args import McpLimits, debate_request
+    from tests.unit.test_panels import ROLES
+
+    def ask(n: int, agents: list[str], max_calls: int) -> Any:
+        args = {"topic": "Tabs or spaces?", "role": list(ROLES[:n]), "agents": agents,
+                "judge_agent": "claude", "rounds": 3}  # fmt: skip
+        return debate_request(args, McpLimits(max_calls=max_calls), tmp_path)
+
+    assert ask(2, ["claude"], 7).max_cost is not None  # priced: capped by cost
+    assert ask(3, ["claude", "claude", "llm"], 10).max_cost is None  # 3 × 3 + 1 calls
+    with pytest.raises(UsageError, match="3 rounds take 10 agent calls"):
+        ask(3, ["claude", "claude", "llm"], 9)
+    assert ask(2, ["llm"], 7).max_cost is None  # two seats: 2 × 3 + 1, as before
+    with pytest.raises(UsageError, match="3 rounds take 16 agent calls"):
+        ask(5, ["llm"], 15)
+
+
+def test_mcp_refuses_the_command_agent_in_a_seat_list_too(tmp_path: Any) -> None:
+    from collab.errors import UsageError
+    from collab.mcp_server.args import McpLimits, debate_request
+    from tests.unit.test_panels import ROLES
+
+    for agents in (["claude", "claude", "command"], "claude,command"):
+        args = {"topic": "Tabs or spaces?", "role": list(ROLES[:3]), "agents": agents}
+        with pytest.raises(UsageError, match="not offered over MCP"):
+            debate_request(args, McpLimits(), tmp_path)
