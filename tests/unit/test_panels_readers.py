@@ -163,3 +163,23 @@ def test_mcp_refuses_the_command_agent_in_a_seat_list_too(tmp_path: Any) -> None
         args = {"topic": "Tabs or spaces?", "role": list(ROLES[:3]), "agents": agents}
         with pytest.raises(UsageError, match="not offered over MCP"):
             debate_request(args, McpLimits(), tmp_path)
+
+
+def test_doctor_checks_every_agent_the_defaults_seat(monkeypatch: Any) -> None:
+    """``[defaults] agents = [three]``: collab doctor checks the third seat's agent too."""
+    from collab import doctor
+    from collab.cli import app
+    from collab.paths import collab_home
+
+    home = collab_home()
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text('[defaults]\nagents = ["claude", "claude", "llm"]\n')
+    checked: list[list[str]] = []
+
+    def run_checks(_agents: Any, seats: list[str], _live: bool) -> list[Any]:
+        checked.append(seats)
+        return []
+
+    monkeypatch.setattr(doctor, "run_checks", run_checks)
+    CliRunner().invoke(app, ["doctor", "--json"])
+    assert checked and "llm" in checked[0], checked
