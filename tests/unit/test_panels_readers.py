@@ -183,3 +183,45 @@ def test_doctor_checks_every_agent_the_defaults_seat(monkeypatch: Any) -> None:
     monkeypatch.setattr(doctor, "run_checks", run_checks)
     CliRunner().invoke(app, ["doctor", "--json"])
     assert checked and "llm" in checked[0], checked
+
+
+def run_started(rounds: int, seats: str) -> Any:
+    from collab.events import RunStarted
+
+    return RunStarted(
+        run_id="r", topic="t", preset="custom", rounds=rounds, runner="in-process",
+        attach=None, resumed=False, roles={s: f"Role {s}" for s in seats},
+    )  # fmt: skip
+
+
+def test_the_turns_left_count_every_seat() -> None:
+    """The time left (collab status, the heartbeats' estimate), the MCP progress total and
+    a running run's "X of Y turns done" count seats × rounds, not 2 × rounds."""
+    from collab.control.progress import turns_left
+    from collab.eventlog import EventStream
+    from collab.events import Logged
+    from collab.mcp_server.follow import Tracker
+
+    state = finished(3)  # 2 rounds of 3 seats
+    state.stop_reason, state.turns = None, state.turns[:4]
+    assert turns_left(state) == 2
+    stream = EventStream()
+    stream.emit(run_started(2, "ABC"))
+    assert stream.turns_left == 6
+    stream.emit(run_started(2, "AB"))
+    assert stream.turns_left == 4
+    tracker = Tracker(2)
+    tracker.message(Logged(1, 0.0, run_started(2, "ABCDE")))
+    assert tracker.total == 11
+
+
+def test_a_running_panels_result_says_its_turns(monkeypatch: Any) -> None:
+    import collab.control.ops as ops
+    from collab.control.ops import RunStillGoing, result_of
+
+    state = finished(3)
+    state.status, state.turns = "running", state.turns[:4]
+    RunDir(state.run_id).save(state.to_dict())
+    monkeypatch.setattr(ops, "driver_pid", lambda _path: 4242)
+    with pytest.raises(RunStillGoing, match="4 of 6 turns done"):
+        result_of(state.run_id)
