@@ -225,3 +225,17 @@ def test_a_running_panels_result_says_its_turns(monkeypatch: Any) -> None:
     monkeypatch.setattr(ops, "driver_pid", lambda _path: 4242)
     with pytest.raises(RunStillGoing, match="4 of 6 turns done"):
         result_of(state.run_id)
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_a_panels_prompts_never_say_both_sides(lang: str) -> None:
+    """The seats' and the Judge's prompts of a three-seat run speak of every seat (the
+    two-seat prompts keep "both sides")."""
+    from tests.unit.test_orchestrator import QUIET, debate
+
+    both = {"en": "both sides", "ja": "双方"}[lang]
+    three = {j.step: j.prompt for j in panel(3, {}, rounds=2, lang=lang).runner.jobs}
+    for step in ("r2-A-1", "judge-1"):
+        assert both not in three[step], (step, [x for x in three[step].splitlines() if both in x])
+    pair = {j.step: j.prompt for j in debate({}, QUIET, rounds=2, lang=lang).runner.jobs}
+    assert both in pair["r2-A-1"] and both in pair["judge-1"]
