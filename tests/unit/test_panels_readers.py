@@ -239,3 +239,17 @@ def test_a_panels_prompts_never_say_both_sides(lang: str) -> None:
         assert both not in three[step], (step, [x for x in three[step].splitlines() if both in x])
     pair = {j.step: j.prompt for j in debate({}, QUIET, rounds=2, lang=lang).runner.jobs}
     assert both in pair["r2-A-1"] and both in pair["judge-1"]
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_the_fallback_summary_of_a_panel_never_says_both_sides(lang: str) -> None:
+    from collab.ledger_summary import fallback_summary
+    from tests.unit.test_orchestrator import debate, fresh_point
+
+    both = {"en": "both sides", "ja": "双方"}[lang]
+    three = panel(3, fresh_point, rounds=1, lang=lang).state
+    three.stop_reason = "converged-early"
+    text = fallback_summary(three)
+    assert "I3" in text and both not in text, [x for x in text.splitlines() if both in x]
+    pair = debate({}, fresh_point, rounds=1, lang=lang).state
+    assert both in fallback_summary(pair)
