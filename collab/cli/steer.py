@@ -74,9 +74,9 @@ def ask(
         str | None,
         typer.Option(
             "--seat",
-            metavar="A|B|judge",
-            help="Whom to ask [dim]\\[default: both debaters at once, neither seeing the "
-            "other's answer][/dim]",
+            metavar="A…E|judge",
+            help="Whom to ask: a seat of the run or the Judge [dim]\\[default: every debater "
+            "at once, none seeing another's answer][/dim]",
         ),
     ] = None,
     as_json: o.Json = False,

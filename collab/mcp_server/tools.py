@@ -201,7 +201,7 @@ TOOLS: tuple[types.Tool, ...] = (
     types.Tool(
         name="debate_ask",
         title="Ask a debater or the Judge",
-        description="After a debate has ended: ask one seat (or both debaters at once) a "
+        description="After a debate has ended: ask one seat (or every debater at once) a "
         "follow-up question and wait for the answer(s) (about a minute). The answers are "
         "kept with the run (followups in collab.result/2) and change neither the ledger "
         "nor the verdict. Counts against this server's max_concurrent and max_cost.",
