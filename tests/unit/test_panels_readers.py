@@ -253,3 +253,17 @@ def test_the_fallback_summary_of_a_panel_never_says_both_sides(lang: str) -> Non
     assert "I3" in text and both not in text, [x for x in text.splitlines() if both in x]
     pair = debate({}, fresh_point, rounds=1, lang=lang).state
     assert both in fallback_summary(pair)
+
+
+def test_the_html_report_colours_seats_c_to_e_apart_from_a() -> None:
+    """A panel's page gives seats C–E their own colour (as the terminal does), not A's;
+    a two-seat page has no such rule."""
+    import re
+
+    from tests.unit.test_orchestrator import QUIET, debate
+
+    page = render_html(panel(5, {}, rounds=1).state)
+    for seat in "cde":
+        assert re.search(rf"\.turn\.{seat}\{{border-left-color:var\(--{seat}\)", page), seat
+        assert re.search(rf"\.seat\.{seat}\{{border-top-color:var\(--{seat}\)", page), seat
+    assert "--c:" not in render_html(debate({}, QUIET, rounds=1).state)
