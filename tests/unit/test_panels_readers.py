@@ -260,10 +260,13 @@ def test_the_html_report_colours_seats_c_to_e_apart_from_a() -> None:
     a two-seat page has no such rule."""
     import re
 
-    from tests.unit.test_orchestrator import QUIET, debate
+    from tests.unit.test_orchestrator import QUIET, debate, fresh_point
 
-    page = render_html(panel(5, {}, rounds=1).state)
+    page = render_html(panel(5, fresh_point, rounds=1).state)
     for seat in "cde":
         assert re.search(rf"\.turn\.{seat}\{{border-left-color:var\(--{seat}\)", page), seat
         assert re.search(rf"\.seat\.{seat}\{{border-top-color:var\(--{seat}\)", page), seat
+        # on a narrow screen, each evidence cell says whose it is
+        assert f'.ledger td.ev.{seat}::before{{content:"evidence {seat.upper()}"}}' in page, seat
+    assert '<td class="ev e">' in page
     assert "--c:" not in render_html(debate({}, QUIET, rounds=1).state)
