@@ -52,9 +52,7 @@ def check_prerequisites(
     the catalogue already loaded (None: load it)."""
     known = load_agents() if agents is None else agents
     env = os.environ if env is None else env
-    seats = [
-        (c, spec_for(c.agent, c.command, known)) for c in (cfg.agent_a, cfg.agent_b, cfg.judge)
-    ]
+    seats = [(c, spec_for(c.agent, c.command, known)) for c in (*cfg.agents, cfg.judge)]
     binaries: dict[str, str] = {}
     for _, spec in seats:
         binaries[spec.name] = resolve_binary(spec)

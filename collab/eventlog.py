@@ -94,7 +94,7 @@ class EventStream:
         left for the estimate."""
         match ev:
             case RunStarted():
-                self.turns_left = 2 * ev.rounds
+                self.turns_left = len(ev.roles) * ev.rounds
             case TurnStarted():
                 self._open((ev.round, ev.side))
                 self._running.add((ev.round, ev.side))

@@ -87,6 +87,7 @@ _FALLBACK: dict[str, dict[str, str]] = {
         "none_recorded": "- none recorded", "none": "- none",
         "raised": "(raised by {side})", "settle": "- Settle {id} ({title}) with the evidence "
         "both sides named.", "act": "- Act on the agreements above.", "dropped": "Dropped: ",
+        "settle_panel": "- Settle {id} ({title}) with the evidence the seats named.",
     },
     "ja": {
         "no-answer": "> 審判が応答しなかったため、このまとめは collab が論点台帳から作成しました。",
@@ -104,10 +105,12 @@ _FALLBACK: dict[str, dict[str, str]] = {
         "raised": "（提起: {side}）", "settle": "- {id}（{title}）は、双方が示した根拠を"
         "もとに決着をつけてください。", "act": "- 上記の合意点に沿って進めてください。",
         "dropped": "取り下げ: ",
+        "settle_panel": "- {id}（{title}）は、各席が示した根拠をもとに決着をつけてください。",
     },
 }  # fmt: skip
 _JA_VERDICT = {"consensus": "合意", "partial": "部分的な合意", "split": "対立",
                "inconclusive": "判定不能"}  # fmt: skip
+_JA_PANEL_CONVERGED = "各席が収束しました"  # a panel's seats: not "both sides"
 _JA_STOP = {"converged-early": "双方が収束しました",
             "max-rounds": "予定したラウンドをすべて実施しました",
             "circular-break": "議論が同じ論点を回り続けたため打ち切りました",
@@ -133,7 +136,10 @@ def fallback_summary(state: RunState, cause: FallbackCause = "no-answer") -> str
     verdict = f"{_JA_VERDICT[code]} ({code})" if cfg.lang == "ja" else code
     reason, detail = state.stop_reason or w["unknown"], state.stop_detail or ""
     if cfg.lang == "ja" and reason in _JA_STOP:  # the detail is English: say it in Japanese
-        reason, detail = f"{_JA_STOP[reason]} ({reason})", ""
+        said = _JA_STOP[reason]
+        if reason == "converged-early" and len(cfg.seats) > 2:
+            said = _JA_PANEL_CONVERGED
+        reason, detail = f"{said} ({reason})", ""
     out = [
         w[cause],
         "",
@@ -154,7 +160,8 @@ def fallback_summary(state: RunState, cause: FallbackCause = "no-answer") -> str
         out.append(w["none"])
     out += ["", w["tradeoffs"], "", ledger_markdown(ledger.issues, cfg.lang), w["actions"]]
     if open_:
-        out += [w["settle"].format(id=i.id, title=md_cell(i.title, 80)) for i in open_]
+        settle = w["settle" if len(cfg.seats) == 2 else "settle_panel"]
+        out += [settle.format(id=i.id, title=md_cell(i.title, 80)) for i in open_]
     else:
         out.append(w["act"])
     if dropped:

@@ -126,7 +126,7 @@ def doctor(
 
     defaults = user_defaults()
     agents = load_agents()
-    seats = [defaults.agent_a, defaults.agent_b, defaults.judge_agent]
+    seats = [defaults.agent_a, defaults.agent_b, *defaults.agents, defaults.judge_agent]
     checks = doc.run_checks(agents, [s for s in seats if s != "command"], live)
     code = doc.exit_code(checks)
     if as_json:

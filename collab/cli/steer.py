@@ -74,9 +74,9 @@ def ask(
         str | None,
         typer.Option(
             "--seat",
-            metavar="A|B|judge",
-            help="Whom to ask [dim]\\[default: both debaters at once, neither seeing the "
-            "other's answer][/dim]",
+            metavar="A…E|judge",
+            help="Whom to ask: a seat of the run or the Judge [dim]\\[default: every debater "
+            "at once, none seeing another's answer][/dim]",
         ),
     ] = None,
     as_json: o.Json = False,
@@ -85,10 +85,11 @@ def ask(
     kept with the run and leaves the ledger and the verdict as they were."""
     from collab.control.steer import ask_seats, seats_of
     from collab.report import result_document
+    from collab.seats import SEATS
     from collab.state import load_state
     from collab.store import RunDir
 
-    streaming = not as_json and len(seats_of(seat)) == 1
+    streaming = not as_json and len(seats_of(seat, SEATS)) == 1
     ask_seats(run_id, question, seat, () if as_json else [_Answers(streaming)])
     if as_json:
         echo_json(result_document(load_state(RunDir(run_id)), RunDir(run_id)))

@@ -33,7 +33,7 @@ def result_of(run_id: str) -> dict[str, object]:
         _wait_gone(run_dir, FINISH_WAIT)
         state = load_state(run_dir)
     if driver_pid(run_dir.path) is not None:
-        done, planned = len(state.turns), 2 * state.config.rounds
+        done, planned = len(state.turns), len(state.seats) * state.config.rounds
         where = "starting" if state.status == "pending" else f"{done} of {planned} turns done"
         raise RunStillGoing(
             f"run {run_id} is still running ({where}); follow it with collab status {run_id} "

@@ -83,7 +83,7 @@ def typical_turn(state: RunState) -> float:
 def turns_left(state: RunState) -> int:
     if state.stop_reason is not None:
         return 0
-    return max(0, 2 * state.config.rounds - len(state.turns))
+    return max(0, len(state.seats) * state.config.rounds - len(state.turns))
 
 
 def remaining_s(state: RunState, progress: Progress, now: float | None = None) -> float | None:

@@ -83,7 +83,7 @@ def ask_seats(
     *,
     max_cost: float | None = None,
 ) -> list[FollowUp]:
-    """Ask ``seat`` (None: both debaters at once) ``question`` about run ``run_id``; the
+    """Ask ``seat`` (None: every debater at once) ``question`` about run ``run_id``; the
     answers are kept as follow-ups. ``max_cost`` (MCP's cap) bounds the run's total too."""
     seats_of(seat, SEATS)  # a seat no run has is refused before the run is read
     text = question_text(question)

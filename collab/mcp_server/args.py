@@ -16,9 +16,10 @@ from pathlib import Path
 from collab.agents import load_agents
 from collab.errors import UsageError
 from collab.judge.pick import AUTO, pick_judge
+from collab.lang import resolve_lang
 from collab.options import DebateRequest
 from collab.paths import config_table
-from collab.request import depth_and_rounds, request_from, unpriced
+from collab.request import depth_and_rounds, request_from, seat_agents, seat_roles, unpriced
 from collab.settings import user_defaults
 from collab.suggest import did_you_mean
 
@@ -39,7 +40,7 @@ class McpLimits:
     # secret scan on what they read); the user's own MCP servers, hooks and settings.
     allow_read_tools: bool = False
     allow_inherit_setup: bool = False
-    # Agent calls per debate (2 x rounds + the Judge) for an agent with no cost to cap.
+    # Agent calls per debate (seats x rounds + the Judge) for an agent with no cost to cap.
     max_calls: int = DEFAULT_MAX_CALLS
 
 
@@ -93,7 +94,8 @@ def debate_request(
     req = request_from(given, "mcp", user_defaults(), folder=root)
     if "topic" not in given:
         raise UsageError('the topic is required: say what to debate, e.g. "JWT vs sessions"')
-    if "command" in (given.get(seat) for seat in ("agent", "agent_a", "agent_b", "judge_agent")):
+    chosen = [given.get(seat) for seat in ("agent", "agent_a", "agent_b", "judge_agent")]
+    if "command" in chosen or ("agents" in given and "command" in req.agents):
         raise UsageError(
             "the command agent runs a user-given command line; it is not offered over "
             "MCP (configure an [agents.NAME] in config.toml)"
@@ -124,15 +126,16 @@ def debate_request(
             f"max_cost {req.max_cost:g} is over this server's cap of ${cap:g} per debate "
             "(the user can raise it: max_cost in [mcp] of config.toml)"
         )
+    # Every seat's (agent, model), A–E: a panel's third seat costs like the first two.
+    seats = seat_agents(req, len(seat_roles(req, resolve_lang(req.lang, req.topic), "mcp")), "mcp")
     judge = req.judge_agent
     if judge == AUTO:
-        judge = pick_judge((req.agent_a, req.agent_b), load_agents().keys())
-    missing = unpriced(((req.agent_a, req.model_a), (req.agent_b, req.model_b),
-                        (judge, req.judge_model)))  # fmt: skip
+        judge = pick_judge(tuple(agent for agent, _ in seats), load_agents().keys())
+    missing = unpriced((*seats, (judge, req.judge_model)))
     if missing:
         # No cost to cap: the debate is bounded by its number of agent calls instead.
         _, rounds = depth_and_rounds(req, "mcp")
-        calls = 2 * rounds + 1
+        calls = len(seats) * rounds + 1
         if calls > limits.max_calls:
             raise UsageError(
                 f"{', '.join(missing)} reports no cost and has no price, so this debate is "

@@ -21,6 +21,7 @@ from collab.events import (
     Logged,
     RoundStarted,
     RunFinished,
+    RunStarted,
     Stopped,
     TurnFinished,
 )
@@ -49,6 +50,9 @@ class Tracker:
     def message(self, logged: Logged) -> str | None:
         ev = logged.event
         match ev:
+            case RunStarted():  # a panel: every seat's turns of every round, then the Judge
+                self.total = float(len(ev.roles) * self.rounds + 1)
+                return None
             case RoundStarted():
                 self.round = ev.round
                 return f"round {self.round}/{self.rounds} started"

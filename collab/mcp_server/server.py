@@ -213,7 +213,7 @@ class CollabServer:
         if not isinstance(question, str):
             raise UsageError("question is required: what to ask")
         if seat is not None and not isinstance(seat, str):
-            raise UsageError(f"seat must be A, B or judge, got {seat!r}")
+            raise UsageError(f"seat must be a seat (A–E) or judge, got {seat!r}")
         rid = run_dir.run_id
 
         def ask() -> dict[str, object]:

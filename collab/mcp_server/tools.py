@@ -13,6 +13,7 @@ from collab.decision import MAX_DECISION_CHARS
 from collab.options import MAX_CONTEXT_FILES, OPTIONS, Option, offered
 from collab.prompts import MAX_NOTE_CHARS, MAX_QUESTION_CHARS
 from collab.report import SCHEMAS
+from collab.seats import SEATS
 
 _RUN_ID: dict[str, Any] = {
     "type": "string",
@@ -120,8 +121,9 @@ _FOLLOW = (
 _ASK: dict[str, dict[str, Any]] = {
     "question": {"type": "string", "minLength": 1, "maxLength": MAX_QUESTION_CHARS,
                  "description": "The follow-up question (checked like the topic)."},
-    "seat": {"enum": ["A", "B", "judge"], "description": "Whom to ask: A, B or the Judge. "
-             "Default: both debaters at once, neither seeing the other's answer."},
+    "seat": {"enum": [*SEATS, "judge"], "description": "Whom to ask: a seat of the run "
+             "(A, B, … E) or the Judge. Default: every debater at once, none seeing another's "
+             "answer."},
 }  # fmt: skip
 _CONTINUE: dict[str, dict[str, Any]] = {
     "rounds": {"type": "integer", "minimum": 1, "maximum": MAX_ROUNDS_PER_CONTINUE,
@@ -199,7 +201,7 @@ TOOLS: tuple[types.Tool, ...] = (
     types.Tool(
         name="debate_ask",
         title="Ask a debater or the Judge",
-        description="After a debate has ended: ask one seat (or both debaters at once) a "
+        description="After a debate has ended: ask one seat (or every debater at once) a "
         "follow-up question and wait for the answer(s) (about a minute). The answers are "
         "kept with the run (followups in collab.result/2) and change neither the ledger "
         "nor the verdict. Counts against this server's max_concurrent and max_cost.",

@@ -188,8 +188,8 @@ def adr_markdown(state: RunState, options: Sequence[str] = ()) -> str:
 
     out += ["## What Would Change This", ""]
     out += [
-        f"- {i.id} {md_cell(i.title, 200)} is still open — seat A: "
-        f"{md_cell(i.evidence_a, 300) or '—'}; seat B: {md_cell(i.evidence_b, 300) or '—'}"
+        f"- {i.id} {md_cell(i.title, 200)} is still open — "
+        + "; ".join(f"seat {s}: {md_cell(i.evidence(s), 300) or '—'}" for s in state.config.seats)
         for i in open_issues
     ] or ["- Nothing was left open in the debate's ledger."]
     out.append("")

@@ -77,6 +77,7 @@ class LedgerRow:
     checks_a: tuple[CiteMark, ...]
     checks_b: tuple[CiteMark, ...]
     tally: str = ""  # where the seats stand (collab.panel.IssueTally.line)
+    checks_more: tuple[tuple[CiteMark, ...], ...] = ()  # seats C–E's, in seat order
 
 
 @dataclass(frozen=True)
@@ -175,6 +176,7 @@ def _issue_row(issue: Issue, state: RunState) -> LedgerRow:
         checks_a=_checks(issue, "A"),
         checks_b=_checks(issue, "B"),
         tally=issue_tally(state, issue).line(),
+        checks_more=tuple(_checks(issue, s) for s in state.config.seats[2:]),
     )
 
 

@@ -20,6 +20,7 @@ from collab.contract import SEVERITIES
 from collab.gate import open_rows, severity
 from collab.prices import fmt_cost
 from collab.report.markdown import shares_line
+from collab.seats import SEATS
 from collab.text import clean, one_line
 
 # GitHub refuses a comment body over 65,536 characters; keep a margin.
@@ -154,7 +155,7 @@ def _money(doc: Mapping[str, object]) -> str:
         return fmt_cost(float(cost))
     shares = {
         seat: float(v) if isinstance(v := by_seat.get(seat), int | float) else None
-        for seat in ("A", "B", "judge")
+        for seat in (*SEATS, "judge")
         if seat in by_seat
     }
     total, line = shares_line(float(cost), shares, doc.get("cost_estimated") is True)
