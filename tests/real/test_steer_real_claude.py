@@ -14,7 +14,6 @@ from tests.conftest import contract_block
 from tests.fakes import FakeAnthropic, Reply
 from tests.helpers import JUDGE_REST
 from tests.real.test_real_claude import A1, A2, B1, B2, JUDGE, PRESET, ROLE_A, ROLE_B, TOPIC
-from tests.real.test_real_claude import api as api  # the fixture
 
 QUESTION = "What happens to a phone that stays offline for a week?"
 NOTE = "Revocation must take effect within 60 seconds."
