@@ -12,10 +12,9 @@ import pytest
 from collab.cli import main
 from collab.errors import UsageError
 from collab.options import DebateRequest
-from collab.request import build_config, request_from
-from collab.state import RunState
-from collab.store import RunDir, new_run_id
+from collab.request import request_from
 from collab.suggest import closest, did_you_mean
+from tests.unit.test_startup import a_run  # a saved run, as the start-up tests make it
 
 
 class Typo(NamedTuple):
@@ -43,17 +42,6 @@ TYPOS = [
     Typo("fail-on", ["gate", "RUN", "--fail-on", "blockng"], "blocking"),
     Typo("seat", ["ask", "RUN", "why?", "--seat", "jugde"], "judge"),
 ]
-
-
-def a_run() -> str:
-    cfg = build_config(
-        DebateRequest(topic="t", agent_a="claude", agent_b="claude", judge_agent="claude"),
-        {"claude"},
-    )
-    run_dir = RunDir(new_run_id())
-    run_dir.create()
-    run_dir.save(RunState(run_id=run_dir.run_id, config=cfg).to_dict())
-    return run_dir.run_id
 
 
 def typo_of(word: str) -> str:
