@@ -466,3 +466,16 @@ def test_the_contract_a_panel_reads_says_what_its_ledger_does(lang: str) -> None
     for step in ("r1-A-1", "r1-C-1"):
         assert every in three[step] and both not in three[step] and some not in three[step]
     assert some in quorum["r1-D-1"]
+
+
+def test_a_recorded_position_1_wins_over_the_drawn_order() -> None:
+    """A run saved before panels recorded only its Position 1: that seat stays Position 1
+    and the others follow in seat order, whatever the run id would draw."""
+    from collab.judge.answer import seat_labels
+    from collab.judge.labels import judge_order
+
+    rid = next(f"run-{n}" for n in range(100) if judge_order(f"run-{n}", ("A", "B", "C"))[0] == "A")
+    assert seat_labels(rid, (), "B", ("x", "y", "z")).order() == ("B", "A", "C")
+    assert seat_labels(rid, (), "B", ("x", "y")).order() == ("B", "A")
+    assert seat_labels(rid, (), None, ("x", "y", "z")).order() == judge_order(rid, ("A", "B", "C"))
+    assert seat_labels(rid, ("C", "A", "B"), "B", ("x", "y", "z")).order() == ("C", "A", "B")
