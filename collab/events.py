@@ -151,6 +151,7 @@ class TurnFinished:
     abstain: str | None
     prose: str
     warnings: tuple[str, ...]
+    favours: str | None = None  # with --option: the option id (O1…) the reply named, if any
 
     @classmethod
     def of(cls, turn: TurnRecord) -> TurnFinished:
@@ -163,7 +164,7 @@ class TurnFinished:
             new_points=() if c is None else tuple(p.title for p in c.new_points),
             stances=() if c is None else tuple(Stance(s.id, s.stance) for s in c.stances),
             abstain=None if c is None else c.abstain, prose=turn.prose,
-            warnings=tuple(turn.warnings),
+            warnings=tuple(turn.warnings), favours=None if c is None else c.favours,
         )  # fmt: skip
 
 
@@ -336,7 +337,7 @@ def _fields(ev: Event) -> dict[str, object]:
             return {"round": ev.round, "side": ev.side, "reason": ev.reason, "detail": ev.detail}
         case TurnFinished():
             tokens = ev.tokens
-            return {
+            finished: dict[str, object] = {
                 "round": ev.round, "side": ev.side, "role": ev.role, "status": ev.status,
                 "duration_s": ev.duration_s, "cost_usd": ev.cost_usd,
                 "cost_estimated": ev.cost_estimated,
@@ -346,6 +347,9 @@ def _fields(ev: Event) -> dict[str, object]:
                 "stances": [{"id": s.id, "stance": s.stance} for s in ev.stances],
                 "abstain": ev.abstain, "prose": ev.prose, "warnings": list(ev.warnings),
             }  # fmt: skip
+            if ev.favours:  # only with --option: older lines stay as they were
+                finished["favours"] = ev.favours
+            return finished
         case RunWarning():
             return {"text": ev.text}
         case LedgerUpdated():

@@ -416,6 +416,8 @@ class DebateView:
             moves.append(f"  {stance.stance} {stance.id}{named}\n", style="cyan")
         if ev.abstain:
             moves.append(f"  abstains: {one_line(ev.abstain, 300)}\n", style="yellow")
+        if ev.favours:
+            moves.append(f"  favours {one_line(ev.favours, 20)}\n", style="cyan")
         if moves.plain:
             parts.append(moves)
         self._print(Group(*parts))

@@ -60,7 +60,9 @@ class Tracker:
                 self.done = min(self.total - 1, self.done + 1)
                 self.beat, self.paced = None, True
                 line = summary(ev.prose, 120)
-                return f"round {ev.round}: {ev.side} ({ev.role}) {ev.status} — {line}".rstrip(" —")
+                head = f"round {ev.round}: {ev.side} ({ev.role}) {ev.status}"
+                head += f", favours {ev.favours}" if ev.favours else ""
+                return f"{head} — {line}".rstrip(" —")
             case Heartbeat():
                 self.beat = ev
                 return None

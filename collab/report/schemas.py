@@ -381,6 +381,7 @@ EVENT = _doc(
         "counts": _COUNTS,
         "plan": PLAN_JSON_SCHEMA,
         "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+        "favours": {"type": "string", "description": "turn_finished with --option: the id named"},
     },
     ["seq", "ts", "event"],
 )

@@ -78,6 +78,7 @@ EVERY_KIND: list[Event] = [
     TurnFinished(1, "A", "Advocate", "ok", 1.5, 0.01, False, Tokens(10, 20), ("Stateless",),
                  (Stance("I1", "agree"),), None, "prose", ("w",)),
     TurnFinished(2, "B", "Critic", "timeout", 30.0, 0.2, True, None, (), (), "tired", "", ()),
+    TurnFinished(2, "C", "Critic", "ok", 3.0, None, False, None, (), (), None, "p", (), "O2"),
     RunWarning("careful"),
     LedgerUpdated(2, Ledger((ISSUE,))),
     AngleInjected(3, "look at costs", ("I1", "I2")),
@@ -246,9 +247,10 @@ def test_every_field_is_read_as_its_declared_type(kind: str, key: str, value: ob
 
 def test_a_missing_field_with_a_default_reads_as_it() -> None:
     """Files written before a field was added: ``continued`` and ``note`` of run_started,
-    ``labels`` of judge_started, ``followup`` of text."""
+    ``labels`` of judge_started, ``followup`` of text, ``favours`` of turn_finished."""
     missing = [("run_started", "continued", 0), ("run_started", "note", None),
-               ("judge_started", "labels", {}), ("text", "followup", False)]  # fmt: skip
+               ("judge_started", "labels", {}), ("text", "followup", False),
+               ("turn_finished", "favours", None)]  # fmt: skip
     for kind, key, want in missing:
         doc = next(line(ev) for ev in EVERY_KIND if ev.kind == kind)
         doc.pop(key, None)

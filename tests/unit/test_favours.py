@@ -6,6 +6,7 @@ In process: the real orchestrator on the in-process runner."""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from types import SimpleNamespace
@@ -14,13 +15,19 @@ from typing import Any, NamedTuple
 import anyio
 import mcp_types as types
 import pytest
+from rich.console import Console
 
+from collab.cli.live import DebateView
 from collab.contract import contract_from_dict, contract_to_dict
 from collab.contract_parse import parse
 from collab.control.decide import record_decision
 from collab.errors import UsageError
+from collab.eventlog import EventReader
+from collab.events import Logged, TurnFinished
 from collab.favours import flips, most_favoured, preferences
-from collab.report import render_html, render_markdown_report, result_document
+from collab.mcp_server.follow import Tracker
+from collab.orchestrator import EVENTS_FILE
+from collab.report import SCHEMAS, render_html, render_markdown_report, result_document
 from collab.report.markdown import transcript_md
 from collab.report.schemas import RESULT_V2
 from collab.request import DebateRequest, build_config, request_from
@@ -130,6 +137,35 @@ def test_favours_is_recorded_per_seat_per_round_and_a_flip_is_one_event() -> Non
     # state.json keeps it (per turn's contract) and loads it back.
     again = load_state(RunDir(run.state.run_id))
     assert preferences(again.turns) == preferences(run.state.turns)
+
+
+def test_every_turn_finished_event_carries_the_option_its_seat_named() -> None:
+    """events.jsonl / ``--events ndjson`` (one ``to_json``), read back typed, the MCP
+    progress line and the terminal view: ``favours`` where the reply named one, absent
+    where it named none (older readers see the same lines)."""
+    run = debate(FLIP, rounds=3, **DECISION)
+    finished = [e for e in run.events if e["event"] == "turn_finished"]
+    assert {(e["round"], e["side"]): e.get("favours") for e in finished} == {
+        (1, "A"): "O1", (2, "A"): "O2", (3, "A"): "O2",
+        (1, "B"): "O2", (2, "B"): "O2", (3, "B"): None,
+    }  # fmt: skip
+    assert not any("favours" in e and e["favours"] is None for e in finished)
+    jsonschema = pytest.importorskip("jsonschema")
+    for e in finished:
+        jsonschema.validate(e, SCHEMAS["collab.event/1"])
+    on_disk = [g.event for g in EventReader(RunDir(run.state.run_id).path / EVENTS_FILE).new()]
+    typed = [e for e in on_disk if isinstance(e, TurnFinished)]
+    assert sorted((e.round, e.side, e.favours) for e in typed if e.round == 2) == [
+        (2, "A", "O2"),
+        (2, "B", "O2"),
+    ]
+    a2 = next(e for e in typed if (e.round, e.side) == (2, "A"))
+    assert (Tracker(3).message(Logged(1, 0.0, a2)) or "").startswith(
+        "round 2: A (Advocate) ok, favours O2 — "
+    )
+    err = io.StringIO()
+    DebateView(Console(file=err, width=100), Console(file=io.StringIO())).handle(Logged(1, 0.0, a2))
+    assert "favours O2" in err.getvalue()
 
 
 def test_a_flip_is_shown_in_every_rendered_report() -> None:
