@@ -11,7 +11,7 @@ from collab.lang import Lang
 from collab.ledger import Issue, counts
 from collab.seats import SEATS, Side
 from collab.state import RunState
-from collab.text import md_cell
+from collab.text import md_cell, md_inline, one_line
 
 STATUS_MARK = {"open": "🟡 open", "resolved": "🟢 resolved", "dropped": "⚪ dropped"}
 
@@ -36,7 +36,7 @@ def ledger_markdown(issues: tuple[Issue, ...], lang: Lang = "en") -> str:
     lines = ["| " + " | ".join(heads) + " |", "|---" * len(heads) + "|"]
     for i in issues:
         lines.append(
-            f"| {i.id} | {mark[i.status]} | {md_cell(rated(i), 160)} | {i.raised_by} | "
+            f"| {i.id} | {mark[i.status]} | {rated_cell(i, 160)} | {i.raised_by} | "
             + " | ".join(checked(i, s, 160) for s in ("A", "B", *more))
             + " |"
         )
@@ -56,6 +56,19 @@ def rated(issue: Issue) -> str:
     if issue.severity == "major":  # the default stays unmarked, as in the prompts
         return f"{issue.title}{changes}"
     return f"[{SEVERITY_MARK[issue.severity]}] {issue.title}{changes}"
+
+
+def title_md(title: str, limit: int | None = None) -> str:
+    """A title (a model's text) as one line of our Markdown that renders as written."""
+    return md_inline(one_line(title, limit))
+
+
+def rated_cell(issue: Issue, cap: int) -> str:
+    """:func:`rated` as a table cell: cut to ``cap``, then the title's part escaped (the
+    severity mark and the re-ratings are ours)."""
+    flat = one_line(rated(issue), cap)
+    head = "" if issue.severity == "major" else f"[{SEVERITY_MARK[issue.severity]}] "
+    return (head + md_inline(flat[len(head) :])).replace("|", "\\|")
 
 
 def checked(issue: Issue, side: Side, cap: int) -> str:
@@ -150,20 +163,23 @@ def fallback_summary(state: RunState, cause: FallbackCause = "no-answer") -> str
         "",
         w["agreements"],
     ]
-    out += [f"- **{i.id} {i.title}**" for i in resolved] or [w["none_recorded"]]
+    out += [f"- **{i.id} {title_md(i.title)}**" for i in resolved] or [w["none_recorded"]]
     out += ["", w["open"]]
     for i in open_:
-        out.append(f"- **{i.id} {i.title}** " + w["raised"].format(side=i.raised_by))
+        out.append(f"- **{i.id} {title_md(i.title)}** " + w["raised"].format(side=i.raised_by))
         for seat in cfg.seats:
-            out.append(f"  - {cfg.role(seat).name}: {md_cell(i.evidence(seat), 400) or '—'}")
+            name = title_md(cfg.role(seat).name)
+            out.append(f"  - {name}: {md_cell(i.evidence(seat), 400) or '—'}")
     if not open_:
         out.append(w["none"])
     out += ["", w["tradeoffs"], "", ledger_markdown(ledger.issues, cfg.lang), w["actions"]]
     if open_:
         settle = w["settle" if len(cfg.seats) == 2 else "settle_panel"]
-        out += [settle.format(id=i.id, title=md_cell(i.title, 80)) for i in open_]
+        out += [
+            settle.format(id=i.id, title=title_md(i.title, 80).replace("|", "\\|")) for i in open_
+        ]
     else:
         out.append(w["act"])
     if dropped:
-        out += ["", w["dropped"] + ", ".join(f"{i.id} {i.title}" for i in dropped)]
+        out += ["", w["dropped"] + ", ".join(f"{i.id} {title_md(i.title)}" for i in dropped)]
     return "\n".join(out) + "\n"

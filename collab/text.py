@@ -100,6 +100,20 @@ def md_cell(text: str, limit: int | None = None) -> str:
     return one_line(text, limit).replace("|", "\\|")
 
 
+# What can start inline markup mid-line (CommonMark, with tables and strikethrough):
+# emphasis, code, links, raw HTML and autolinks, entities, strikethrough, and the
+# backslash itself; ``#`` too, harmless mid-line. Any ASCII punctuation may be escaped.
+_MD_INLINE = re.compile(r"[\\`*_\[\]<>#~&]")
+
+
+def md_inline(text: str) -> str:
+    """Untrusted text set mid-line inside our own Markdown (never at a line's start),
+    made to render as the text it is: each character that could start markup
+    backslash-escaped. Cut and flatten it first (:func:`one_line`): a cut never splits
+    an escape."""
+    return _MD_INLINE.sub(lambda m: "\\" + m.group(0), text)
+
+
 def cut_marker(dropped: int | None) -> str:
     """The visible mark left where text was cut to a cap (``None``: cut while it was still
     being written, so how much went is not known yet)."""

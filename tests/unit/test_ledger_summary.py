@@ -3,6 +3,7 @@ every line of it, in English and Japanese, for a run with each kind of issue."""
 
 from __future__ import annotations
 
+import html
 from dataclasses import replace
 
 from collab.config import DebateConfig, Role
@@ -273,3 +274,30 @@ def test_each_re_rating_is_shown_and_long_titles_and_b_evidence_are_cut() -> Non
     long = replace(issue, title="T" * 150, evidence_b="b" * 200)
     row = ledger_markdown((long,)).splitlines()[2]
     assert row == f"| I1 | 🟡 open | [minor] {'T' * 150}… | A |  | {'b' * 159}… |"
+
+
+HOSTILE = "`rm` *b* __s__ _i_ # <b>x</b> [l](https://e.x) ~~d~~ &amp; a\\b | c"
+
+
+def test_a_title_with_markdown_renders_as_text_in_the_report() -> None:
+    """Titles are a model's text: in the summary (each place it names one) and its table,
+    as the report renders it (Markdown, raw HTML off), none of it becomes markup."""
+    from collab.report.markup import markdown_html
+
+    st = state()
+    st.turns[0] = turn(
+        1,
+        "A",
+        Contract(new_points=(NewPoint(HOSTILE, "e", "blocking"), NewPoint(HOSTILE, "f", "minor"))),
+    )
+    st.turns[1] = turn(1, "B", Contract(new_points=(NewPoint(HOSTILE, "g"),),
+                                        stances=(StanceUpdate("I1", "contest", "h"),)))  # fmt: skip
+    summary = fallback_summary(st)
+    page = markdown_html(summary, raw_html=False)
+    for tag in ("<em>", "<a ", "<code>", "<del>", "<s>", "<b>", "<h1>"):
+        assert tag not in page, tag
+    assert page.count("<strong>") == 2  # ours: I3 agreed, I1 open
+    text = html.escape(HOSTILE, quote=False)
+    # I3 agreed, I1 open, I1 settle, I2 dropped; the table's three rows
+    assert page.count(text) == 7, page
+    assert "<td>[⛔ blocking] " + text + "</td>" in page
