@@ -11,8 +11,9 @@ roles' names. :func:`shown` takes the whole text so far and returns what may be 
 - outside a block, from the first ``{`` followed by a key's quote (or by nothing yet) to
   the end: a bare contract only ever ends a reply, so nothing after it is lost;
 - a last line that could still become a fence (````` ``, ``~~~js`` …) waits for its end;
-- the given labels become names, whole words only (as ``Labels.reveal`` does), and a tail
-  that could be the start of a label waits for the next delta.
+- the given labels become names, whole words only, a list of Positions too
+  (``reveal_labels``, as the saved answer), and a tail that could be the start of a label
+  or the rest of a list waits for the next delta.
 
 Recomputed from the whole text each time, so no delta boundary can change the outcome:
 what is shown of a text is always a prefix of what is shown once more has arrived,
@@ -25,6 +26,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from collab.judge.labels import reveal_labels
+
 RECORDING = "recording its points…"
 
 _OPEN = re.compile(r"[ \t]*(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)")
@@ -32,6 +35,8 @@ _CLOSE = re.compile(r"[ \t]*(?P<fence>`{3,}|~{3,})[ \t]*")
 _MAYBE_FENCE = re.compile(r"[ \t]*(?:`{1,2}|~{1,2})")  # a last line that may open a fence
 _OBJECT = re.compile(r"\{\s*(?:\"|\Z)")  # an object's start: a key's quote, or not yet
 _WORD = re.compile(r"[A-Za-z0-9_]")
+# "Positions 1, 2" at the end may still become "Positions 1, 2 and 3": it waits.
+_GROWING_LIST = re.compile(r"(?<![A-Za-z0-9_])Positions(?:[ ,&0-9]|and|an|a|or|o)*\Z")
 
 
 @dataclass(frozen=True)
@@ -121,10 +126,9 @@ def _reveal(text: str, labels: Mapping[str, str], done: bool) -> str:
     if not keys:
         return text
     cut = len(text) if done else _label_tail(text, keys)
-    pattern = re.compile(
-        "|".join(rf"(?<![A-Za-z0-9_]){re.escape(k)}(?![A-Za-z0-9_])" for k in keys)
-    )
-    return pattern.sub(lambda m: labels[m.group(0)], text[:cut])
+    if not done and (growing := _GROWING_LIST.search(text, 0, cut)):
+        cut = growing.start()
+    return reveal_labels(text[:cut], {k: labels[k] for k in keys})
 
 
 def _label_tail(text: str, keys: list[str]) -> int:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from collab.seats import SEATS, Seat, Side
@@ -79,14 +80,41 @@ class Labels:
 
     def reveal(self, text: str) -> str:
         """The labels in the Judge's text → the role names."""
-        return _replace_words(text, self.names())
+        return reveal_labels(text, self.names())
 
 
-def _replace_words(text: str, mapping: dict[str, str]) -> str:
+# Several Positions named at once: "Positions 1 and 3", "Positions 1, 2 and 3",
+# "Positions 2, 4, or 5", "Positions 1 & 2".
+_LIST = r"Positions (?P<list>\d+(?:(?:,? (?:and|or|&)|,) \d+)+)"
+_NUMBER = re.compile(r"\d+")
+
+
+def reveal_labels(text: str, labels: Mapping[str, str]) -> str:
+    """``labels`` (label → name) replaced in ``text``, whole words only, and a list of
+    Positions by the list of their names ("Positions 1 and 3" → "X and Z"; left as
+    written if it names a Position the run does not have)."""
+
+    def named(m: re.Match[str]) -> str:
+        if m["list"] is None:
+            return labels[m.group(0)]
+        numbers = [f"Position {n}" for n in _NUMBER.findall(m["list"])]
+        if not all(n in labels for n in numbers):
+            return m.group(0)
+        return _NUMBER.sub(lambda n: labels[f"Position {n.group(0)}"], m["list"])
+
+    return _replace_words(text, labels, named, first=_LIST)
+
+
+def _replace_words(
+    text: str,
+    mapping: Mapping[str, str],
+    by: Callable[[re.Match[str]], str] | None = None,
+    first: str | None = None,
+) -> str:
     if not mapping:
         return text
     keys = sorted(mapping, key=len, reverse=True)
     # ASCII word boundaries: Japanese has no spaces, so a name there matches where it is.
-    alternatives = (rf"(?<![A-Za-z0-9_]){re.escape(k)}(?![A-Za-z0-9_])" for k in keys)
-    pattern = re.compile("|".join(alternatives))
-    return pattern.sub(lambda m: mapping[m.group(0)], text)
+    alternatives = [*([first] if first else []), *(re.escape(k) for k in keys)]
+    pattern = re.compile("|".join(rf"(?<![A-Za-z0-9_]){a}(?![A-Za-z0-9_])" for a in alternatives))
+    return pattern.sub(by or (lambda m: mapping[m.group(0)]), text)

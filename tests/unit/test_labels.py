@@ -50,3 +50,33 @@ def test_first_side_is_stable_per_run_and_mixed_across_runs() -> None:
     assert first_side("20261201-101500-3fa9c1") == first_side("20261201-101500-3fa9c1")
     drawn = Counter(first_side(f"20261201-101500-{n:06x}") for n in range(400))
     assert 150 < drawn["A"] < 250 and 150 < drawn["B"] < 250
+
+
+# A panel: Position 1 is C, 2 is A, 3 is B, 4 is D.
+PANEL = Labels(first="C", name_a="Advocate", name_b="Critic", more_names=("Operator", "Owner"),
+               positions=("C", "A", "B", "D"))  # fmt: skip
+
+
+class Many(NamedTuple):
+    test_id: str
+    judge: str
+    shown: str
+
+
+MANY = [
+    Many("two", "Positions 1 and 3 agree.", "Operator and Critic agree."),
+    Many("three", "Positions 1, 2 and 3 share I1", "Operator, Advocate and Critic share I1"),
+    Many("oxford-comma", "Positions 4, 2, and 1", "Owner, Advocate, and Operator"),
+    Many("or", "either Positions 2 or 4", "either Advocate or Owner"),
+    Many("ampersand", "Positions 3 & 4's case", "Critic & Owner's case"),
+    Many("beside-singles", "Position 2; Positions 1 and 4", "Advocate; Operator and Owner"),
+    Many("unknown-position", "Positions 1 and 5", "Positions 1 and 5"),
+    Many("longer-number", "Positions 1 and 30", "Positions 1 and 30"),
+    Many("one-alone", "Positions 1 are", "Positions 1 are"),
+    Many("inside-a-word", "XPositions 1 and 2", "XPositions 1 and 2"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("row", MANY, ids=[r.test_id for r in MANY])
+def test_a_list_of_positions_becomes_the_list_of_names(row: Many) -> None:
+    assert PANEL.reveal(row.judge) == row.shown

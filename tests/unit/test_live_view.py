@@ -83,6 +83,18 @@ def test_labels_become_names_as_they_stream_whatever_the_cut() -> None:
     assert shown("Position 12 says", LABELS).text == "Position 12 says"
 
 
+def test_a_list_of_positions_becomes_names_as_it_streams_whatever_the_cut() -> None:
+    labels = {**LABELS, "Position 3": "Operator"}
+    text = "Positions 1 and 3 agree; Positions 3, 2 and 1 differ; Positions 1, 2"
+    for i in range(len(text) + 1):
+        seen = shown(text[:i], labels).text
+        assert "Position" not in seen, (i, seen)
+    assert shown(text, labels, done=True).text == (
+        "Security engineer and Operator agree; Operator, Performance engineer and "
+        "Security engineer differ; Security engineer, Performance engineer"
+    )
+
+
 # -- the view --------------------------------------------------------------------------
 
 

@@ -394,6 +394,16 @@ def test_asking_a_panel_shows_every_seats_evidence_and_keeps_the_judge_blind() -
     assert "Skeptic's plan" in prompts["ask-A-1"]  # a debater reads the option as given
 
 
+def test_the_judges_list_of_positions_is_saved_as_the_list_of_names() -> None:
+    judge = JUDGE.replace("The Judge's summary.", "Positions 1 and 3 agree; Positions 1, 2 and 3.")
+    run = panel(3, {"judge": [judge]}, rounds=1)
+    labels = next(e["labels"] for e in run.events if e["event"] == "judge_started")
+    one, two, three = (labels[f"Position {n}"] for n in (1, 2, 3))  # type: ignore[index]
+    assert run.state.judge is not None
+    assert f"{one} and {three} agree; {one}, {two} and {three}." in run.state.judge.text
+    assert "Positions" not in run.state.judge.text
+
+
 def test_the_adr_fallback_summary_and_status_name_every_seat() -> None:
     from collab.control.status import status_document
     from collab.ledger_summary import fallback_summary
