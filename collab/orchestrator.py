@@ -296,7 +296,7 @@ class Orchestrator:
         try:
             callers = [caller]
             for _ in range(len(tasks) - 1):
-                companions.append(runner.companion())
+                companions.append(runner.companion(len(tasks)))
                 callers.append(caller.with_runner(companions[-1]))
 
             def bound(task: Callable[[AgentCaller], None], c: AgentCaller) -> Callable[[], None]:

@@ -66,7 +66,9 @@ class Runner(Protocol):
 
     def close(self) -> None: ...
 
-    def companion(self) -> Runner:
+    def companion(self, at_once: int | None = None) -> Runner:
         """A second runner beside this one, for a turn that runs at the same time (the
-        blind round 1): another pane next to this one, or another process."""
+        blind round 1): another pane next to this one, or another process. ``at_once``:
+        how many turns run together, this one's included (None: every seat's); the tmux
+        runner makes that many panes, no more."""
         ...

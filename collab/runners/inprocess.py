@@ -105,6 +105,7 @@ class InProcessRunner:
         self.jobs: list[TurnJob] = [] if jobs is None else jobs
         self.closed = False
         self.companions: list[InProcessRunner] = []
+        self.at_once: int | None = None  # a companion: the turns its round ran together
         self._lock = threading.Lock()
 
     def factory(self, tdir: TurnDir, run_id: str) -> InProcessRunner:
@@ -136,9 +137,9 @@ class InProcessRunner:
     def attach_hint(self) -> str | None:
         return None
 
-    def companion(self) -> InProcessRunner:
+    def companion(self, at_once: int | None = None) -> InProcessRunner:
         other = InProcessRunner(self.handler, clock=self.clock, jobs=self.jobs)
-        other._lock = self._lock
+        other._lock, other.at_once = self._lock, at_once
         self.companions.append(other)
         return other
 

@@ -48,7 +48,7 @@ class SubprocessRunner:
     def attach_hint(self) -> str | None:
         return None
 
-    def companion(self) -> SubprocessRunner:
+    def companion(self, at_once: int | None = None) -> SubprocessRunner:
         return SubprocessRunner(self.tdir)
 
     def _reap(self) -> None:

@@ -294,13 +294,15 @@ class TmuxRunner:
         prefix = f"tmux -L {shlex.quote(sock)}" if sock else "tmux"
         return f"{prefix} attach -t {self.session_name}"
 
-    def companion(self) -> TmuxRunner:
+    def companion(self, at_once: int | None = None) -> TmuxRunner:
         """A pane for a turn at the same time as this one's (the blind round): the first
-        asked for tiles this pane's area into one pane per seat, in seat order (this
-        pane stays the first); later ones take the next cell. Each goes when closed."""
+        asked for tiles this pane's area into one pane per turn of the round (``at_once``,
+        this one's included; every seat's when not said — a resumed round re-runs fewer),
+        in seat order (this pane stays the first); later ones take the next cell. Each
+        goes when closed."""
         with self._lock:
             if not self._companions and not self._pool:
-                self._pool = self._tile()
+                self._pool = self._tile(at_once or len(self.seats))
             pane = self._pool.pop(0) if self._pool else None
             other = TmuxRunner(
                 self.tdir, self.run_id, server=self.server, split_from=self.split_from,
@@ -310,8 +312,9 @@ class TmuxRunner:
             self._companions.append(other)
         return other
 
-    def _tile(self) -> list[tuple[str, int]]:
-        """Split this pane into the seats' tiling; the new panes in seat order."""
+    def _tile(self, panes_at_once: int) -> list[tuple[str, int]]:
+        """Split this pane into a tiling of ``panes_at_once`` panes; the new ones in seat
+        order."""
         try:
             (line,) = self._tmux(
                 "display-message", "-p", "-t", self.pane_id, "#{pane_width} #{pane_height}"
@@ -319,7 +322,7 @@ class TmuxRunner:
             width, height = (int(x) for x in line.split())
         except (RunnerError, ValueError):
             return []
-        tiling = best_tiling(width, height, len(self.seats))
+        tiling = best_tiling(width, height, panes_at_once)
         panes: dict[int, tuple[str, int]] = {0: (self.pane_id, -1)}
         try:
             for step in tiling.splits:

@@ -250,3 +250,39 @@ def test_blind_round_panes_are_tiled_by_the_rule(
         main.close()
         tdir.cleanup()
     assert tmux_lines(server, "list-panes", "-a", "-F", "#{pane_id}") == [user.pane_id]
+
+
+def test_a_round_of_fewer_turns_than_seats_tiles_only_their_panes(server: Server) -> None:
+    """A resumed blind round of a three-seat panel re-runs two seats: two panes share the
+    seat area, each running our view; no third, empty one waits beside them."""
+    from collab.runners.tmux import TmuxRunner
+    from collab.runners.tmux_layout import best_tiling
+    from collab.runners.turnfiles import TurnDir
+
+    host = server.new_session(session_name="host", x=200, y=50)
+    user = host.active_window.active_pane
+    assert user is not None and user.pane_id is not None
+    plan = plan_panes(200, 50, 3, user_pane=True)
+    tdir = TurnDir()
+    main = TmuxRunner(tdir, "fewer", server=server, split_from=user.pane_id, seats=("A", "B", "C"))
+    fmt = "#{pane_id} #{pane_dead} #{pane_width} #{pane_height}"
+
+    def ours() -> dict[str, list[str]]:
+        panes = (line.split() for line in tmux_lines(server, "list-panes", "-a", "-F", fmt))
+        return {p: rest for p, *rest in panes if p != user.pane_id}
+
+    try:
+        other = main.companion(2)
+        assert sorted(ours()) == sorted([main.pane_id, other.pane_id])
+        assert wait_until(lambda: all(dead == "0" for dead, *_ in ours().values()), WAIT)
+        cells = best_tiling(plan.area_width, plan.area_height, 2).cells
+        got = ours()
+        assert [got[p][1:] for p in (main.pane_id, other.pane_id)] == [
+            [str(c.width), str(c.height)] for c in cells
+        ]
+        other.close()
+        assert list(ours()) == [main.pane_id]
+    finally:
+        main.close()
+        tdir.cleanup()
+    assert list(ours()) == []

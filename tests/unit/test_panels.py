@@ -198,6 +198,7 @@ def test_resume_mid_blind_round_reruns_exactly_the_unfinished_seats() -> None:
     again = debate({}, fresh, state=RunState.from_dict(one_done))
     assert sorted(turn_order(again, 1)) == sorted(set("ABC") - {done})
     assert len(again.runner.companions) == 1  # two seats at once, not three
+    assert again.runner.companions[0].at_once == 2  # the tmux runner tiles two panes
 
 
 # -- the quorum and the stance per seat in a run ---------------------------------------
