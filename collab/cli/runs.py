@@ -69,10 +69,13 @@ def list_runs(as_json: o.Json = False) -> None:
         stderr_console().print('no runs yet: collab debate "TOPIC"')
         return
     from collab.cli.tables import damaged_lines, runs_table
+    from collab.run_ids import short_ids
 
     rows = [run_row(r) for r in runs]
-    Console().print(runs_table(rows))
-    for line in damaged_lines(rows):
+    every = [str(r["run_id"]) for r in rows]
+    ids = short_ids(every, every)  # as every view shows a run; --json keeps the whole id
+    Console().print(runs_table(rows, ids))
+    for line in damaged_lines(rows, ids):
         stderr_console().print(line, soft_wrap=True)
 
 

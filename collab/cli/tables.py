@@ -121,14 +121,19 @@ _RUN_COLUMNS = (
 _RUN_LAYOUTS = (
     ("id", "date", "topic", "preset", "rounds", "status", "stop"),
     ("id", "date", "topic", "rounds", "status", "stop"),
-    ("id", "topic", "rounds", "status", "stop"),  # the id holds the date and time
+    ("id", "topic", "rounds", "status", "stop"),  # a whole id holds the date and time
     ("id", "topic", "rounds", "outcome"),
 )
 
 
-def runs_table(rows: Sequence[Mapping[str, object]]) -> FittedTable:
+def runs_table(
+    rows: Sequence[Mapping[str, object]], ids: Mapping[str, str] | None = None
+) -> FittedTable:
     """``collab list``: one line per run, from ``collab.report.run_row`` rows. A damaged
-    run shows what could be read of it, and its reason where the topic is unknown."""
+    run shows what could be read of it, and its reason where the topic is unknown.
+    ``ids`` shows each run by the id given for it (its shortest unique suffix, as every
+    other view), else the whole id."""
+    ids = ids or {}
     cells: list[dict[str, TableCell]] = []
     for r in rows:
         status, stop = str(r["status"]), r["stop_reason"]
@@ -136,7 +141,7 @@ def runs_table(rows: Sequence[Mapping[str, object]]) -> FittedTable:
         topic = Text(one_line(str(r["topic"]), 50)) if r["topic"] is not None else None
         style = RUN_STYLE.get(status, "") if status == "damaged" else ""
         cells.append({
-            "id": str(r["run_id"]),
+            "id": ids.get(str(r["run_id"]), str(r["run_id"])),
             "date": _known(r, "created")[:16].replace("T", " "),
             "topic": topic or Text(one_line(str(r["reason"]), 50), style="red"),
             "preset": _known(r, "preset"),
@@ -169,10 +174,15 @@ def _known(row: Mapping[str, object], key: str) -> str:
     return "?" if row[key] is None else str(row[key])
 
 
-def damaged_lines(rows: Sequence[Mapping[str, object]]) -> list[Text]:
+def damaged_lines(
+    rows: Sequence[Mapping[str, object]], ids: Mapping[str, str] | None = None
+) -> list[Text]:
     """Under ``collab list``: each damaged run's reason in full (the table cuts it)."""
+    ids = ids or {}
     return [
-        Text.assemble(("damaged ", "red"), f"{r['run_id']}: {r['reason']}")
+        Text.assemble(
+            ("damaged ", "red"), f"{ids.get(str(r['run_id']), r['run_id'])}: {r['reason']}"
+        )
         for r in rows
         if r["status"] == "damaged"
     ]

@@ -14,6 +14,7 @@ from typing import NamedTuple
 import pytest
 
 from collab.presets import DEFAULT_PRESET, get_preset, load_presets
+from collab.run_ids import short_id
 from tests.conftest import Cli, FakeAgent, contract_block
 from tests.e2e.test_inputs import ALL_TOOLS, LOGIN_VARS, bin_dir
 from tests.helpers import JUDGE_REST, PRESET_KEYS, wait_until
@@ -277,8 +278,8 @@ def test_debate_list_show_json(cli: Cli, fake_agent: FakeAgent) -> None:
     assert md.out.startswith(f"# Debate: {TOPIC}")
     assert "A argues for tokens." in md.out and "the judge's scripted verdict" in md.out
 
-    text = cli("list")
-    assert text.code == 0 and run_id in text.out
+    text = cli("list")  # the run by its short id, as every view shows it
+    assert text.code == 0 and short_id(run_id, [run_id]) in text.out
 
     bad = cli("show", run_id, "--format", "xml")
     assert bad.code == 2 and "--format must be" in bad.err

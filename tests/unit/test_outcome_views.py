@@ -27,11 +27,12 @@ from collab.control import status_document
 from collab.control.progress import Progress, remaining_s
 from collab.events import Heartbeat, RunStarted, TurnFinished, TurnStarted
 from collab.report import SCHEMAS, list_document, result_document
-from collab.run_ids import match, short_id
+from collab.run_ids import match, short_id, short_ids
 from collab.runners.base import TurnJob
 from collab.runners.inprocess import Reply
 from collab.state import RunState, stored_runs
 from collab.store import RunDir
+from tests.helpers import Cli
 from tests.unit.test_orchestrator import JUDGE, Run, config, debate, said
 
 ANSI_COLOUR = re.compile(r"\x1b\[[0-9;]*3[0-9]m|\x1b\[[0-9;]*9[0-7]m")
@@ -174,6 +175,20 @@ def test_list_shows_the_verdict_beside_the_stop_reason(width: int) -> None:
     code, out = cli("list", width=width)
     assert code == 0
     assert "max-rounds · split · 1 blocking" in out
+
+
+@pytest.mark.parametrize("width", ["80", "160"])
+def test_list_shows_each_run_by_its_short_id_and_json_keeps_the_whole_one(
+    cli: Cli, width: str
+) -> None:  # ``cli``: the fixture (tests/conftest.py), not this module's helper
+    full = sorted(finished().state.run_id for _ in range(3))
+    short = short_ids(full, full)
+    res = cli("list", env={"COLUMNS": width, "NO_COLOR": "1"})
+    assert res.code == 0, res.err
+    for run_id in full:
+        assert short[run_id] in res.out and run_id not in res.out, (run_id, res.out)
+        assert match(short[run_id], full) == [run_id]  # what is shown can be typed
+    assert sorted(r["run_id"] for r in cli("list", "--json").json()["runs"]) == full
 
 
 def test_status_of_a_finished_run_points_to_show_not_watch() -> None:
