@@ -1,3 +1,4 @@
+# Not the cli fixture: each documented command is a bash line (pipes, $(…)); its collab is cli.argv.
 """Every command in the README and docs/*.md runs, as written, against the fake agent.
 
 The fenced ``sh`` blocks are read with markdown-it; each command (a line, or lines joined
@@ -15,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -24,6 +26,7 @@ import pytest
 from markdown_it import MarkdownIt
 
 from tests.fakes import FAKE_AGENT
+from tests.helpers import Cli
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -128,7 +131,7 @@ def _sandbox(tmp: Path) -> dict[str, str]:
     }
     (data / "script.json").write_text(json.dumps(script), encoding="utf-8")
     collab = bin_ / "collab"
-    collab.write_text(f'#!/bin/sh\nexec {sys.executable} -m collab "$@"\n', encoding="utf-8")
+    collab.write_text(f'#!/bin/sh\nexec {shlex.join(Cli.argv())} "$@"\n', encoding="utf-8")
     collab.chmod(0o755)
     work = tmp / "work"
     (work / "topics.txt").write_text("JWT vs sessions\n# a comment\nAdopt a monorepo?\n")

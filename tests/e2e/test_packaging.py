@@ -1,3 +1,4 @@
+# Not the cli fixture: these run the built artefact (a venv's collab, uvx, the launcher).
 """The distribution ``collab-debate``: its wheel and sdist build, each installs into a clean
 venv and works from any directory (presets, templates and the skill are package data);
 ``uvx`` runs it from ``dist/``; the plugin's launcher starts the MCP server from PATH, through

@@ -3,11 +3,8 @@
 
 from __future__ import annotations
 
-import os
 import re
 import stat
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,7 +12,7 @@ import pytest
 from collab.errors import UsageError
 from collab.presets import load_presets
 from collab.skill import InstallResult, default_skill_dir, install_skill, skill_path, skill_text
-from tests.helpers import PRESET_KEYS
+from tests.helpers import PRESET_KEYS, Cli
 
 PRESETS = PRESET_KEYS
 REPO = Path(__file__).resolve().parents[2]
@@ -109,22 +106,18 @@ def test_no_shell_quoting_lessons() -> None:
     assert 'collab debate "TOPIC"' not in body
 
 
-def test_one_source_for_the_plugin_and_skill_install(tmp_path: Path) -> None:
+def test_one_source_for_the_plugin_and_skill_install(cli: Cli, tmp_path: Path) -> None:
     """``collab skill show``/``install``, run as the installed command (from a directory
     where the source tree is not importable), give the plugin's SKILL.md byte for byte."""
     assert skill_path().read_bytes() == PLUGIN_SKILL.read_bytes()
-    env = dict(os.environ, HOME=str(tmp_path))
-    shown = subprocess.run(
-        [sys.executable, "-m", "collab", "skill", "show"],
-        capture_output=True, cwd=tmp_path, env=env, timeout=60, stdin=subprocess.DEVNULL,
-    )  # fmt: skip
-    assert shown.returncode == 0, shown.stderr
-    assert shown.stdout == PLUGIN_SKILL.read_bytes()
-    done = subprocess.run(
-        [sys.executable, "-m", "collab", "skill", "install", "--dir", str(tmp_path / "s")],
-        capture_output=True, cwd=tmp_path, env=env, timeout=60, stdin=subprocess.DEVNULL,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
+    env = {"HOME": str(tmp_path)}
+    shown = cli.popen("skill", "show", cwd=tmp_path, env=env, text=False)  # bytes, as written
+    out, err = shown.communicate(timeout=60)
+    assert shown.returncode == 0, err
+    assert out == PLUGIN_SKILL.read_bytes()
+    dest = str(tmp_path / "s")
+    done = cli.process("skill", "install", "--dir", dest, cwd=tmp_path, env=env, timeout=60)
+    assert done.code == 0, done.err
     assert (tmp_path / "s" / "SKILL.md").read_bytes() == PLUGIN_SKILL.read_bytes()
 
 

@@ -13,7 +13,6 @@ import json
 import os
 import shlex
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
@@ -37,7 +36,7 @@ from tests.e2e.test_debate_tmux import (
     turn_rule,
     wait_for_calls,
 )
-from tests.helpers import JUDGE_REST, pid_alive, wait_until
+from tests.helpers import JUDGE_REST, Cli, pid_alive, wait_until
 
 pytestmark = [
     pytest.mark.tmux,
@@ -61,7 +60,7 @@ def launcher(tmp_path: Path, args: list[str]) -> tuple[Path, Path, Path, Path]:
         + exports
         + "export COLUMNS=200\n"
         + f"env | grep '^TMUX' > {shlex.quote(str(tmp_path / 'pane.env'))}\n"
-        + shlex.join([sys.executable, "-m", "collab", *args])
+        + shlex.join(Cli.argv(*args))  # the cli fixture's command line, typed in the pane
         + f" > {shlex.quote(str(out))} 2> {shlex.quote(str(err))} < /dev/null\n"
         + f"echo $? > {shlex.quote(str(rc))}.tmp && mv {shlex.quote(str(rc))}.tmp "
         + f"{shlex.quote(str(rc))}\n",

@@ -1,3 +1,4 @@
+# CliRunner: the fake options exist only on this test's own typer app, not in collab's CLI.
 """An option declared once shows on every surface it names, and nowhere else.
 
 Two fake options on a subclass of DebateRequest: ``colour`` on the command line and in
@@ -30,6 +31,7 @@ from collab.options import (
 )
 from collab.request import request_from
 from collab.settings import user_defaults
+from tests.helpers import Cli
 
 
 @dataclass(frozen=True)
@@ -114,13 +116,13 @@ def test_config_default_honours_colour_not_shade(tmp_path: Path) -> None:
         user_defaults(config, BASE)
 
 
-def test_defaults_and_ranges_are_read_from_the_declaration() -> None:
+def test_defaults_and_ranges_are_read_from_the_declaration(cli: Cli) -> None:
     """The real options: help and schema show the declared default and range."""
     assert DEBATE_PROPS["timeout"]["description"].endswith(" Default 120.")
     assert DEBATE_PROPS["rounds"]["minimum"] == OPTIONS["rounds"].minimum == 1
     assert DEBATE_PROPS["opening"]["enum"] == ["blind", "sequential"]
-    code, out, _ = _cli("--help", options=OPTIONS)
-    assert code == 0 and "[default: 120]" in out and "[default: blind]" in out
+    res = cli("debate", "--help", env={"NO_COLOR": "1"})
+    assert res.code == 0 and "[default: 120]" in res.out and "[default: blind]" in res.out
 
 
 def test_shorthand_yields_to_a_seats_own_key_whatever_the_order() -> None:

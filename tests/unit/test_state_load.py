@@ -8,9 +8,6 @@ exact path and problem in load_state's one-line UsageError. The checks are code,
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import NamedTuple
 
@@ -25,6 +22,7 @@ from collab.seats import Side
 from collab.state import Angle, Judge, RunState, load_state
 from collab.store import RunDir
 from collab.turns import AgentMeta, TurnRecord
+from tests.helpers import Cli
 
 REPO = Path(__file__).resolve().parents[2]
 RUN_ID = "20261201-120000-abcdef"
@@ -270,23 +268,16 @@ def test_missing_key_keeps_its_default(row: Missing) -> None:
     assert type(node) is type(row.expected)
 
 
-def test_damaged_state_is_refused_under_python_O(hermetic_env: Path) -> None:
-    """``python -O`` strips asserts; the checks are code, so the CLI still refuses."""
+def test_damaged_state_is_refused_under_python_O(cli: Cli) -> None:
+    """``python -O`` strips asserts; the checks are code, so the CLI still refuses.
+    (A process of its own: PYTHONOPTIMIZE=1 is ``-O``.)"""
     saved_state()
     damage(("turns", 1, "status"), "maybe")
-    env = {**os.environ, "COLLAB_HOME": str(hermetic_env), "COLUMNS": "250"}
-    proc = subprocess.run(
-        [sys.executable, "-O", "-m", "collab", "show", RUN_ID],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert proc.returncode == 2, proc.stderr
-    assert proc.stdout == ""
-    assert proc.stderr.splitlines() == [
+    env = {"PYTHONOPTIMIZE": "1", "COLUMNS": "250"}
+    proc = cli.process("show", RUN_ID, cwd=REPO, env=env, timeout=60)
+    assert proc.code == 2, proc.err
+    assert proc.out == ""
+    assert proc.err.splitlines() == [
         f"collab: run {RUN_ID}: state.json is damaged (state.turns[1].status: "
         f"expected one of {STATUSES}, got 'maybe')"
     ]
