@@ -75,7 +75,7 @@ def list_runs(as_json: o.Json = False) -> None:
     every = [str(r["run_id"]) for r in rows]
     ids = short_ids(every, every)  # as every view shows a run; --json keeps the whole id
     Console().print(runs_table(rows, ids))
-    for line in damaged_lines(rows, ids):
+    for line in damaged_lines(rows):
         stderr_console().print(line, soft_wrap=True)
 
 

@@ -174,15 +174,11 @@ def _known(row: Mapping[str, object], key: str) -> str:
     return "?" if row[key] is None else str(row[key])
 
 
-def damaged_lines(
-    rows: Sequence[Mapping[str, object]], ids: Mapping[str, str] | None = None
-) -> list[Text]:
-    """Under ``collab list``: each damaged run's reason in full (the table cuts it)."""
-    ids = ids or {}
+def damaged_lines(rows: Sequence[Mapping[str, object]]) -> list[Text]:
+    """Under ``collab list``: each damaged run's reason in full (the table cuts it), by
+    its whole id: the name of the directory to repair or remove."""
     return [
-        Text.assemble(
-            ("damaged ", "red"), f"{ids.get(str(r['run_id']), r['run_id'])}: {r['reason']}"
-        )
+        Text.assemble(("damaged ", "red"), f"{r['run_id']}: {r['reason']}")
         for r in rows
         if r["status"] == "damaged"
     ]

@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 import pytest
 
+from collab.run_ids import short_id, short_ids
 from collab.store import RunDir, new_run_id
 from tests.conftest import Cli, FakeAgent
 from tests.e2e.test_debate_tmux import (
@@ -185,9 +186,10 @@ def test_list_and_show_after_runs(fake_agent: FakeAgent, cli: Cli) -> None:
         "done", "max-rounds", 2, 2,
     )  # fmt: skip
     assert row["preset"] == "advocate-vs-devils-advocate"
-    table = cli("list")
+    table = cli("list")  # each run by its short id, as every view shows it
     assert table.code == 0
-    assert table.out.index(second) < table.out.index(first)
+    short = short_ids([second, first], [second, first])
+    assert table.out.index(short[second]) < table.out.index(short[first])
 
     md = cli("show", first)
     assert md.code == 0
@@ -268,10 +270,12 @@ def test_damaged_runs_are_listed_with_the_reason_and_reported_by_doctor(
                 res.code == 2 and res.err.strip() == f"collab: run {case.run_id}: {row['reason']}"
             )
 
-    table = cli("list")
+    table = cli("list")  # each run by its short id; the reasons under it by the whole id
     assert table.code == 0
+    every = list(rows)
     for case in DAMAGED:
-        line = next(ln for ln in table.out.splitlines() if case.run_id in ln)
+        short = short_id(case.run_id, every)
+        line = next(ln for ln in table.out.splitlines() if short in ln)
         assert "damaged" in line, line
         assert f"damaged {case.run_id}: {rows[case.run_id]['reason']}" in table.err
     assert "A readable run" in table.out
