@@ -276,7 +276,7 @@ def test_each_re_rating_is_shown_and_long_titles_and_b_evidence_are_cut() -> Non
     assert row == f"| I1 | 🟡 open | [minor] {'T' * 150}… | A |  | {'b' * 159}… |"
 
 
-HOSTILE = "`rm` *b* __s__ _i_ # <b>x</b> [l](https://e.x) ~~d~~ &amp; a\\b | c"
+HOSTILE = "`rm` *b* __s__ _i_ # <b>x</b> [l](https://e.x) ~~d~~ &amp; a\\b \\*x\\* | c"
 
 
 def test_a_title_with_markdown_renders_as_text_in_the_report() -> None:
