@@ -3,18 +3,23 @@ estimate, the --max-cost warning, and where the plan goes (events, state, result
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
 
 from collab.agents import load_agents
-from collab.plan import PastCosts, call_counts, make_plan, price_per_mtok
-from collab.planning import plan_for
+from collab.config import AgentChoice
+from collab.plan import PastCosts, SeatCost, call_counts, make_plan, past_costs, price_per_mtok
+from collab.planning import past_states, plan_for
+from collab.prices import Price
 from collab.report.documents import result_document
-from collab.request import DebateRequest, build_config
+from collab.request import DebateRequest, build_config, request_from
 from collab.runners.base import TurnJob
 from collab.runners.inprocess import Reply
-from collab.store import RunDir
+from collab.state import Judge, RunState
+from collab.store import RunDir, new_run_id
+from collab.turns import AgentMeta, TurnRecord
 from tests.fakes.depth_scripts import SCRIPTS
 from tests.unit.test_orchestrator import debate, home_in_memory
 
@@ -80,6 +85,152 @@ def test_max_cost_below_the_lowest_expected_cost_warns() -> None:
     assert plan.over_cap(0.17) is None and plan.over_cap(None) is None
 
 
+def panel_cfg(agents: str, models: str = "", **values: Any) -> Any:
+    """A debate with one seat per agent (``"claude,codex,llm"``) and their models."""
+    roles = ("Skeptic: doubts", "Builder: ships", "Operator: runs it", "Security: guards")
+    n = len(agents.split(","))
+    base = DebateRequest(topic="Tabs or spaces?")
+    wanted = {"role": roles[:n], "agents": (agents,), **values}
+    if models:
+        wanted["models"] = (models,)
+    return build_config(request_from(wanted, "cli", base), load_agents().keys())
+
+
+@pytest.mark.parametrize(
+    ("agent", "model", "rates"),
+    [
+        ("claude", None, (3.0, 15.0)),  # claude's default is a Sonnet
+        ("claude", "Opus", (15.0, 75.0)),  # its short names, in any case
+        ("claude", "haiku", (0.8, 4.0)),
+        ("claude", "claude-opus-4-1", (15.0, 75.0)),  # a full name is kept as given
+        ("codex", None, (1.25, 10.0)),
+        ("gemini", "opus", None),  # claude's short names are claude's only
+    ],
+)
+def test_a_seats_agent_and_model_find_their_list_price(
+    agent: str, model: str | None, rates: tuple[float, float] | None
+) -> None:
+    assert price_per_mtok(agent, model) == rates
+
+
+def test_the_users_price_table_is_the_one_read() -> None:
+    mine = (Price("claude:claude-opus", 1.0, 2.0),)
+    assert price_per_mtok("claude", "opus", mine) == (1.0, 2.0)
+    assert price_per_mtok("claude", "haiku", mine) is None
+
+
+def test_the_plan_names_each_seat_its_model_the_judge_and_the_calls() -> None:
+    cfg = panel_cfg("claude,codex,gemini", model_a="opus", judge_agent="llm", depth="quick")
+    plan = make_plan(cfg, NO_PAST, 4000)
+    assert plan.lines()[:2] == [
+        "plan: 3 seats + Judge · A: claude (opus) · B: codex · C: gemini · Judge: llm",
+        "plan: depth quick, up to 1 round · 4–11 calls (the most with every retry and re-ask)",
+    ]
+    two = make_plan(claude_cfg(rounds=2), NO_PAST, 4000)
+    assert "up to 2 rounds · 5–14 calls" in two.lines()[1]
+
+
+def test_with_no_price_the_plan_names_each_unpriced_agent_once() -> None:
+    cfg = panel_cfg("codex,gemini,codex", judge_agent="claude")
+    plan = make_plan(cfg, NO_PAST, 4000, price=lambda agent, model: None)
+    assert (
+        plan.lines()[-1]
+        == "plan: cost unknown (no past runs and no price for codex, gemini, claude)"
+    )
+
+
+def test_each_seat_says_where_its_cost_per_call_comes_from() -> None:
+    # A: past runs of its agent and model; B: its prompts at B's model's price; C: unknown.
+    cfg = panel_cfg(
+        "claude,codex,llm", "opus,gpt-5,x", judge_agent="gemini", rounds=4, max_chars=1000
+    )
+    past = PastCosts(
+        {"claude:opus": (0.75, 3), "codex:default": (9.0, 1)}, {"gemini:default": (0.5, 4)}
+    )
+    rates = {("codex", "gpt-5"): (2.0, 8.0)}
+    plan = make_plan(cfg, past, 4000, price=lambda agent, model: rates.get((agent, model)))
+    # A prompt holds at most the last two rounds' replies (3 seats x 1,500 chars each):
+    # rounds 1-4 hold 0, 1, 2, 2 rounds' worth; B's reply is 1,500 chars.
+    mean_prompt = (4000 + 8500 + 13000 + 13000) / 4
+    assert plan.seats == (
+        SeatCost("A", "claude", "opus", 0.25, "past runs", 3),
+        SeatCost("B", "codex", "gpt-5", (mean_prompt * 2.0 + 1500 * 8.0) / 4 / 1e6, "estimate"),
+        SeatCost("C", "llm", "x", None, "unknown"),
+        SeatCost("judge", "gemini", None, 0.125, "past runs", 4),
+    )
+    assert plan.cost_low is None and plan.estimate
+
+
+def test_the_judges_prompt_holds_every_round_of_every_seat() -> None:
+    cfg = panel_cfg("codex,codex,codex", judge_agent="gemini", rounds=4, max_chars=1000)
+    plan = make_plan(cfg, NO_PAST, 4000, price=lambda agent, model: (1.0, 0.0))
+    assert plan.seats[-1].usd_per_call == (4000 + 4 * 3 * 1500) / 4 / 1e6
+
+
+def test_the_cost_range_is_the_mean_debater_turn_times_the_turns_plus_the_judge() -> None:
+    cfg = panel_cfg("claude,codex,gemini", judge_agent="llm", rounds=4)
+    past = PastCosts(
+        {"claude:default": (0.25, 1), "codex:default": (0.5, 2), "gemini:default": (1.5, 2)},
+        {"llm:default": (1.0, 2)},
+    )
+    plan = make_plan(cfg, past, 4000)
+    # 0.25, 0.25 and 0.75 a turn: 0.4167 on average; 6 turns at least, 12 at most.
+    assert (plan.cost_low, plan.cost_high) == (
+        round(6 * 1.25 / 3 + 0.5, 4),
+        round(12 * 1.25 / 3 + 0.5, 4),
+    )
+    assert plan.document()["cost_usd"] == {"low": 3.0, "high": 5.5, "estimate": False}
+
+
+def record(
+    side: Any, round_no: int, agent: str, cost: float | None, reask: float | None = None
+) -> TurnRecord:
+    def meta(usd: float | None) -> AgentMeta:
+        return AgentMeta(agent, None, 0, 1.0, 1, cost_usd=usd)
+
+    again = None if reask is None else meta(reask)
+    return TurnRecord(round_no, side, "x", "ok", "r", "p", None, None, "0" * 64, meta(cost), again)
+
+
+def test_past_costs_are_summed_per_agent_and_model_over_every_run_that_reported_one() -> None:
+    cfg = panel_cfg("claude,codex", model_a="opus", judge_agent="gemini")
+    done = RunState(
+        "20261201-120000-aaaaaa",
+        cfg,
+        judge=Judge("j", False, AgentMeta("gemini", None, 0, 1.0, 1, cost_usd=0.5)),
+    )
+    done.turns = [
+        record("A", 1, "claude", 0.25, reask=0.125),
+        record("B", 1, "codex", 1.0),
+        record("A", 2, "claude", None),
+    ]
+    unjudged = RunState("20261201-120001-bbbbbb", cfg, turns=[record("A", 1, "claude", 0.5)])
+    fallback = RunState("20261201-120002-cccccc", cfg, judge=Judge("j", True, None))
+    costs = past_costs([done, unjudged, fallback])
+    assert costs.turns == {"claude:opus": (0.875, 2), "codex:default": (1.0, 1)}
+    assert costs.judge == {"gemini:default": (0.5, 1)}
+
+
+def test_the_plans_document_holds_its_schema_figures_and_seats() -> None:
+    past = PastCosts({"claude:default": (0.25, 5)}, {"claude:default": (0.5, 2)})
+    doc = make_plan(claude_cfg(depth="quick"), past, 4000).document()
+    seat = {"agent": "claude", "model": None, "basis": "past runs"}
+    assert doc == {
+        "schema": "collab.plan/1",
+        "depth": "quick",
+        "rounds": 1,
+        "min_calls": 3,
+        "max_calls": 8,
+        "cost_usd": {"low": 0.35, "high": 0.35, "estimate": False},
+        "prices_as_of": None,
+        "seats": [
+            {"seat": "A", **seat, "usd_per_call": 0.05, "samples": 5},
+            {"seat": "B", **seat, "usd_per_call": 0.05, "samples": 5},
+            {"seat": "judge", **seat, "usd_per_call": 0.25, "samples": 2},
+        ],
+    }
+
+
 def test_a_run_plans_before_its_first_call_and_keeps_the_plan() -> None:
     run = debate({}, SCRIPTS["easy"], depth="auto")
     kinds = run.kinds()
@@ -130,3 +281,28 @@ def test_the_plan_event_reads_back_as_written() -> None:
     assert from_json(to_json(logged)) == logged
     with pytest.raises(BadEvent):
         from_json({**to_json(logged), "plan": "cheap"})
+
+
+def test_the_plan_of_a_run_is_sized_from_the_prompt_its_first_turn_gets() -> None:
+    prompts: dict[str, str] = {}
+
+    def costly(job: TurnJob) -> Reply:
+        prompts[job.step] = job.prompt
+        return Reply(SCRIPTS["easy"](job), cost_usd=0.02)
+
+    run = debate({}, costly, depth="quick")  # a past run of the scripted agent, on disk
+    cfg = dataclasses.replace(run.state.config, agent_a=AgentChoice("claude", "opus"))
+    # No past runs given: A's cost is an estimate at opus's price, B's is unknown.
+    plan = plan_for(cfg, states=[])
+    assert plan == make_plan(cfg, NO_PAST, len(prompts["r1-A-1"]))
+    assert [s.basis for s in plan.seats] == ["estimate", "unknown", "unknown"]
+    assert [s.basis for s in plan_for(cfg).seats] == ["estimate", "past runs", "past runs"]
+
+
+def test_past_costs_are_read_from_the_newest_runs_that_load() -> None:
+    older = debate({}, SCRIPTS["easy"], depth="quick").state
+    newer = debate({}, SCRIPTS["easy"], depth="quick").state
+    damaged = RunDir(new_run_id())
+    damaged.create({**newer.to_dict(), "run_id": damaged.run_id, "plan": "cheap"})
+    assert [s.run_id for s in past_states()] == [newer.run_id, older.run_id]
+    assert [s.run_id for s in past_states(limit=1)] == [newer.run_id]
