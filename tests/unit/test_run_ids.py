@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from collab.errors import EXIT_USAGE, UsageError
-from collab.run_ids import match, pick, resolve_batch_id, resolve_run_id
+from collab.run_ids import match, pick, resolve_batch_id, resolve_run_id, short_id, short_ids
 from collab.store import RunDir
 
 IDS = ["20261201-120500-3fa9c1", "20261201-120400-77ab12", "20261130-090000-3fa9c2"]
@@ -208,3 +208,52 @@ def test_an_unreadable_runs_dir_is_a_storage_error_saying_read(
     with pytest.raises(StorageError) as err:
         run_ids(root)
     assert str(err.value).startswith(f"cannot read {root}: ")
+
+
+@pytest.mark.parametrize(
+    ("full", "ids", "shown"),
+    [
+        (IDS[0], IDS, "a9c1"),  # the shortest unique suffix: 4 characters
+        (
+            "20261201-120000-abcdef",
+            ["20261201-120000-abcdef", "20261201-120001-abcdef"],
+            "0-abcdef",
+        ),
+        ("ab-cdef", ["ab-cdef", "cdef"], "b-cdef"),  # "-cdef" would read as an option
+        ("abcd", ["abcd"], "abcd"),  # no suffix shorter than the id: the whole id
+        ("xx-2026", ["xx-2026", "20261201-120000-abcdef"], "x-2026"),  # "2026" begins the other
+    ],
+)
+def test_a_view_shows_the_shortest_suffix_that_names_the_run_alone(
+    full: str, ids: list[str], shown: str
+) -> None:
+    assert short_id(full, ids) == shown
+    assert match(shown, ids) == [full]
+
+
+def test_short_ids_tell_apart_the_wanted_ids_even_when_not_listed() -> None:
+    wanted = ["20261201-120000-abcdef", "20261201-120001-abcdef"]
+    assert short_ids(wanted, ["20261202-090000-999999"]) == {
+        wanted[0]: "0-abcdef",
+        wanted[1]: "1-abcdef",
+    }
+
+
+@pytest.mark.parametrize(
+    ("ref", "ids", "offered"),
+    [
+        ("20261201-120500-3fa9c7", IDS, "'20261201-120500-3fa9c1'"),  # a whole id mistyped
+        ("77ab1z", IDS, "'77ab12'"),  # a suffix mistyped: the suffix, as it was typed
+        ("20261201-1205oo", IDS, "'20261201-120500'"),  # a prefix mistyped
+        # the close form names two runs: the newest run's whole id is offered
+        (
+            "abcdeg",
+            ["20261201-120001-abcdef", "20261201-120000-abcdef"],
+            "'20261201-120001-abcdef'",
+        ),
+    ],
+)
+def test_an_unknown_id_offers_the_closest_form_that_names_one_run(
+    ref: str, ids: list[str], offered: str
+) -> None:
+    assert _error(ref, ids).endswith(f"; did you mean {offered}?")

@@ -5,7 +5,7 @@ from typing import NamedTuple
 import pytest
 
 from collab.ledger import Issue, Ledger, Status
-from collab.verdict import Verdict, verdict
+from collab.verdict import VERDICT_FIELDS, Verdict, verdict, with_verdict
 
 
 def led(*statuses: Status) -> Ledger:
@@ -38,3 +38,11 @@ ROWS = [
 @pytest.mark.parametrize("row", ROWS, ids=[r.test_id for r in ROWS])
 def test_verdict(row: Row) -> None:
     assert verdict(row.ledger, row.any_contract) == row.expect
+
+
+def test_the_outcome_fields_are_declared_in_every_row_schema_given() -> None:
+    row: dict[str, object] = {"properties": {"id": {"type": "string"}}, "required": ["id"]}
+    other: dict[str, object] = {"properties": {}}
+    with_verdict(row, other)
+    assert row == {"properties": {"id": {"type": "string"}, **VERDICT_FIELDS}, "required": ["id"]}
+    assert other == {"properties": VERDICT_FIELDS}
