@@ -11,7 +11,15 @@ import pytest
 
 from collab.contract import Contract
 from collab.favours import Flip, final, flip_of, flips, most_favoured, preference_rows, preferences
-from collab.panel import IssueTally, SeatInfo, answering, one_family_note, seat_infos
+from collab.ledger import Issue, LatestStance
+from collab.panel import (
+    IssueTally,
+    SeatInfo,
+    answering,
+    issue_tally,
+    one_family_note,
+    seat_infos,
+)
 from collab.request import DebateRequest, build_config, request_from
 from collab.seats import SEATS, round_order, seat_index, seat_list
 from collab.state import RunState
@@ -141,9 +149,15 @@ def test_a_report_row_per_seat_shows_each_round_a_dot_where_none_and_the_flips()
 
 
 def panel_state(agents: str, models: str, answered: str) -> RunState:
-    roles = ("Skeptic: doubts", "Builder: ships", "Operator: runs it")
+    roles = (
+        "Skeptic: doubts",
+        "Builder: ships",
+        "Operator: runs it",
+        "Security: guards",
+        "Finance: counts",
+    )
     base = DebateRequest(topic="Tabs or spaces?")
-    wanted = {"role": roles, "agents": (agents,), "models": (models,)}
+    wanted = {"role": roles[: agents.count(",") + 1], "agents": (agents,), "models": (models,)}
     cfg = build_config(request_from(wanted, "cli", base), ["claude", "codex", "gemini", "llm"])
     st = RunState("20261201-120000-aaaaaa", cfg)
     st.turns = [turn(s, 1, None) for s in answered]
@@ -176,3 +190,37 @@ def test_a_tally_line_names_the_families_on_each_side() -> None:
     assert (
         tally.line() == "1 agree · 2 contest · 1 silent (for: anthropic; against: openai, google)"
     )
+
+
+def test_an_issues_tally_counts_the_seats_but_the_raiser_and_names_their_families() -> None:
+    st = panel_state(
+        "claude,codex,gemini,llm,claude", "opus,o3,gemini-2.5-pro,gpt-4o-mini,haiku", "ABCDE"
+    )
+    stances = (
+        LatestStance("A", "agree", "fair", 2),
+        LatestStance("C", "contest", "no", 2),
+        LatestStance("D", "contest", "no", 3),
+    )
+    issue = Issue("I1", "Tabs", "B", "open", "", "", 1, 3, stances=stances)
+    got = issue_tally(st, issue)
+    assert got == IssueTally(
+        ("A",), ("C", "D"), ("E",), ("openai", "anthropic"), ("google", "openai")
+    )
+    assert got.to_dict() == {
+        "agree": 1,
+        "contest": 2,
+        "silent": 1,
+        "families_for": ["openai", "anthropic"],
+        "families_against": ["google", "openai"],
+    }
+    assert (
+        got.line()
+        == "1 agree · 2 contest · 1 silent (for: openai, anthropic; against: google, openai)"
+    )
+    assert seat_infos(st)[1].to_dict() == {
+        "label": "B",
+        "name": "Builder",
+        "agent": "codex",
+        "model": "o3",
+        "family": "openai",
+    }
