@@ -257,3 +257,8 @@ def test_an_unknown_id_offers_the_closest_form_that_names_one_run(
     ref: str, ids: list[str], offered: str
 ) -> None:
     assert _error(ref, ids).endswith(f"; did you mean {offered}?")
+
+
+def test_only_a_near_miss_is_offered_for_an_unknown_id() -> None:
+    # 4 of 6 characters in place is a ratio of 0.67: close for a name, not for an id.
+    assert _error("3fa0c0", IDS) == "no run with id 3fa0c0; see collab list"
