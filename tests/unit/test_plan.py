@@ -10,6 +10,7 @@ import pytest
 
 from collab.agents import load_agents
 from collab.config import AgentChoice
+from collab.paths import config_path
 from collab.plan import PastCosts, SeatCost, call_counts, make_plan, past_costs, price_per_mtok
 from collab.planning import past_states, plan_for
 from collab.prices import Price
@@ -229,6 +230,19 @@ def test_the_plans_document_holds_its_schema_figures_and_seats() -> None:
             {"seat": "judge", **seat, "usd_per_call": 0.25, "samples": 2},
         ],
     }
+
+
+def test_the_users_prices_come_before_the_list_prices_in_a_runs_plan() -> None:
+    cfg = claude_cfg(model_a="opus")
+    listed = plan_for(cfg, states=[])
+    config_path().parent.mkdir(parents=True, exist_ok=True)
+    config_path().write_text('[prices]\n"claude:claude-opus" = [1.0, 2.0]\n', encoding="utf-8")
+    config_path().chmod(0o600)
+    mine = plan_for(cfg, states=[])
+    # opus at 1 and 2 USD per million tokens, not its list price of 15 and 75; B is a Sonnet.
+    a_mine, a_listed = mine.seats[0].usd_per_call, listed.seats[0].usd_per_call
+    assert a_mine is not None and a_listed is not None and a_mine < a_listed / 7
+    assert mine.seats[1] == listed.seats[1]
 
 
 def test_a_run_plans_before_its_first_call_and_keeps_the_plan() -> None:
