@@ -3,7 +3,7 @@ Its defaults are the options' (``collab.options``)."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, field
 from typing import get_args
 
 from collab.agents import AGENT_SETUPS, TOOL_SETS, AgentSetup, ToolSet
@@ -19,19 +19,20 @@ from collab.options import (
     Opening,
     RunnerKind,
 )
+from collab.records import record
 from collab.seats import SEATS, TURN_ORDERS, Seat, Side, TurnOrder, seat_index
 
 LANGS: tuple[Lang, ...] = get_args(Lang)
 
 
-@dataclass(frozen=True)
+@record
 class Role:
     side: Side
     name: str
     description: str
 
 
-@dataclass(frozen=True)
+@record
 class ContextFile:
     """A context file as read at validation time; the text is kept so resume is exact."""
 
@@ -39,7 +40,7 @@ class ContextFile:
     text: str
 
 
-@dataclass(frozen=True)
+@record
 class AgentChoice:
     agent: str = "claude"
     model: str | None = None
@@ -47,7 +48,7 @@ class AgentChoice:
     command: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class DebateConfig:
     topic: str
     role_a: Role

@@ -6,10 +6,10 @@ reply is ``collab.contract_parse``. Pure: no I/O.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal, get_args
 
 from collab.fields import DamagedField
+from collab.records import record
 
 StanceKind = Literal["agree", "contest", "drop"]
 # How much an issue weighs on the decision; a point without one is "major".
@@ -26,7 +26,7 @@ _POINT_KEYS = ("title", "evidence", "severity")
 _STANCE_KEYS = ("id", "stance", "evidence", "severity")
 
 
-@dataclass(frozen=True)
+@record
 class Limits:
     """Caps that keep one reply from flooding the ledger or the next prompt."""
 
@@ -40,14 +40,14 @@ class Limits:
 DEFAULT_LIMITS = Limits()
 
 
-@dataclass(frozen=True)
+@record
 class NewPoint:
     title: str
     evidence: str
     severity: Severity = DEFAULT_SEVERITY
 
 
-@dataclass(frozen=True)
+@record
 class StanceUpdate:
     id: str
     stance: StanceKind
@@ -56,7 +56,7 @@ class StanceUpdate:
     severity: Severity | None = None
 
 
-@dataclass(frozen=True)
+@record
 class Contract:
     new_points: tuple[NewPoint, ...] = ()
     stances: tuple[StanceUpdate, ...] = ()

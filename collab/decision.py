@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Literal, get_args
 
 from collab.errors import UsageError
+from collab.records import record
 from collab.text import clean
 
 DecisionKind = Literal["choice", "outcome"]
@@ -22,7 +22,7 @@ MAX_DECISION_CHARS = 2_000
 _OPTION_ID = re.compile(r"^[Oo]([1-9][0-9]*)$")
 
 
-@dataclass(frozen=True)
+@record
 class HumanDecision:
     kind: DecisionKind
     text: str  # the choice as recorded (an option's text when it names one), or the outcome

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import MISSING, field, fields
 from typing import ClassVar, Literal, TypeVar, get_args
 
 from collab.contract import STANCE_KINDS, StanceKind
@@ -32,6 +32,7 @@ from collab.ledger import (
     counts,
     ledger_to_dict,
 )
+from collab.records import record
 from collab.seats import SIDES, Side
 from collab.state import RunStatus, issue_from_fields
 from collab.turns import TURN_STATUSES, TurnRecord, TurnStatus
@@ -50,7 +51,7 @@ class BadEvent(ValueError):
 
 
 # -- the events ------------------------------------------------------------------------
-@dataclass(frozen=True)
+@record
 class RunStarted:
     kind: ClassVar[str] = "run_started"
     run_id: str
@@ -66,7 +67,7 @@ class RunStarted:
     note: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class Planned:
     """Before the first call: the plan's document (collab.plan) and its lines as shown."""
 
@@ -75,7 +76,7 @@ class Planned:
     lines: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@record
 class RoundStarted:
     kind: ClassVar[str] = "round_started"
     round: int
@@ -84,7 +85,7 @@ class RoundStarted:
     at_once: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class TurnStarted:
     kind: ClassVar[str] = "turn_started"
     round: int
@@ -92,7 +93,7 @@ class TurnStarted:
     role: str
 
 
-@dataclass(frozen=True)
+@record
 class Text:
     """Reply text added since the last one (coalesced); ``round`` is None for the Judge."""
 
@@ -103,7 +104,7 @@ class Text:
     followup: bool = False  # collab ask: a follow-up's text (no round)
 
 
-@dataclass(frozen=True)
+@record
 class Heartbeat:
     kind: ClassVar[str] = "heartbeat"
     side: Speaker
@@ -114,7 +115,7 @@ class Heartbeat:
     followup: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class TurnRetry:
     kind: ClassVar[str] = "turn_retry"
     round: int
@@ -123,19 +124,19 @@ class TurnRetry:
     detail: str
 
 
-@dataclass(frozen=True)
+@record
 class Tokens:
     input: int
     output: int
 
 
-@dataclass(frozen=True)
+@record
 class Stance:
     id: str
     stance: StanceKind
 
 
-@dataclass(frozen=True)
+@record
 class TurnFinished:
     kind: ClassVar[str] = "turn_finished"
     round: int
@@ -168,13 +169,13 @@ class TurnFinished:
         )  # fmt: skip
 
 
-@dataclass(frozen=True)
+@record
 class RunWarning:
     kind: ClassVar[str] = "warning"
     text: str
 
 
-@dataclass(frozen=True)
+@record
 class LedgerUpdated:
     """The ledger after a round (``issues`` and ``counts`` in its JSON form)."""
 
@@ -185,7 +186,7 @@ class LedgerUpdated:
     seats: int = 0
 
 
-@dataclass(frozen=True)
+@record
 class AngleInjected:
     kind: ClassVar[str] = "angle"
     round: int
@@ -193,27 +194,27 @@ class AngleInjected:
     issue_ids: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@record
 class Stopped:
     kind: ClassVar[str] = "stop"
     reason: str
     detail: str
 
 
-@dataclass(frozen=True)
+@record
 class JudgeStarted:
     kind: ClassVar[str] = "judge_started"
     labels: Mapping[str, str] = field(default_factory=dict)  # "Position 1" → the role's name
 
 
-@dataclass(frozen=True)
+@record
 class JudgeFinished:
     kind: ClassVar[str] = "judge_finished"
     markdown: str
     fallback: bool
 
 
-@dataclass(frozen=True)
+@record
 class RunFinished:
     """The last event of a run (also after Ctrl-C or a runner failure)."""
 
@@ -223,7 +224,7 @@ class RunFinished:
     error: str | None
 
 
-@dataclass(frozen=True)
+@record
 class FollowupStarted:
     """``collab ask``: a follow-up turn of ``side`` begins."""
 
@@ -232,7 +233,7 @@ class FollowupStarted:
     question: str
 
 
-@dataclass(frozen=True)
+@record
 class FollowupFinished:
     kind: ClassVar[str] = "followup"
     side: Speaker
@@ -240,7 +241,7 @@ class FollowupFinished:
     status: str
 
 
-@dataclass(frozen=True)
+@record
 class RoundsAdded:
     """``collab continue``: ``rounds`` more rounds from round ``round`` on."""
 
@@ -250,7 +251,7 @@ class RoundsAdded:
     note: str | None
 
 
-@dataclass(frozen=True)
+@record
 class Decided:
     """``collab decide``: what the person deciding recorded."""
 
@@ -258,7 +259,7 @@ class Decided:
     decision: HumanDecision
 
 
-@dataclass(frozen=True)
+@record
 class FavoursFlipped:
     """With ``--option``: a seat names another option than the last one it favoured."""
 
@@ -269,7 +270,7 @@ class FavoursFlipped:
     new: str
 
 
-@dataclass(frozen=True)
+@record
 class Unknown:
     """A kind this version does not know, read back from a newer collab's file."""
 
@@ -285,7 +286,7 @@ Event = (
 )  # fmt: skip
 
 
-@dataclass(frozen=True)
+@record
 class Logged:
     """An event as the stream numbered it: ``seq`` strictly increasing in one driving
     process, ``ts`` wall-clock seconds."""

@@ -18,8 +18,9 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Literal, get_args
+
+from collab.records import record
 
 EvidenceStatus = Literal["verified", "wrong-line", "no-such-file", "outside", "unchecked"]
 EVIDENCE_STATUSES: tuple[EvidenceStatus, ...] = get_args(EvidenceStatus)
@@ -41,7 +42,7 @@ _QUOTE_RE = re.compile(r"`([^`\n]{1,400})`")
 MAX_CITES = 20  # per piece of evidence
 
 
-@dataclass(frozen=True)
+@record
 class Cite:
     path: str
     start: int
@@ -53,7 +54,7 @@ class Cite:
         return f"{self.path}:{self.start}" + (f"-{self.end}" if self.end != self.start else "")
 
 
-@dataclass(frozen=True)
+@record
 class EvidenceCheck:
     """One cite and what the check found; ``quote`` is the backticked text it had to hold."""
 

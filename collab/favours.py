@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
+from collab.records import record
 from collab.turns import TurnRecord
 
 
-@dataclass(frozen=True)
+@record
 class Flip:
     seat: str
     round_no: int

@@ -7,11 +7,12 @@ runs fed the same contracts end with the same ledger and resume can rebuild it b
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, field, replace
 from typing import Any, Literal, get_args
 
 from collab.contract import DEFAULT_SEVERITY, Contract, Severity, StanceKind, StanceUpdate
 from collab.evidence import EvidenceCheck, EvidenceStatus, recheck
+from collab.records import record
 from collab.seats import SEATS, Seat, Side
 
 Status = Literal["open", "resolved", "dropped"]
@@ -74,7 +75,7 @@ def effect(table: TableName, raiser: bool, stance: StanceKind, reasoned: bool) -
     return STANCE_TABLES[table][(raiser, stance, reasoned)]
 
 
-@dataclass(frozen=True)
+@record
 class Issue:
     id: str
     title: str
@@ -119,7 +120,7 @@ class Issue:
         return next((s for s in self.stances if s.seat == seat), None)
 
 
-@dataclass(frozen=True)
+@record
 class LatestStance:
     """One seat's latest stance on an issue: what, with which reason, in which round."""
 
@@ -137,7 +138,7 @@ def _checks_field(seat: Seat) -> str:
     return f"checks_{seat.lower()}"
 
 
-@dataclass(frozen=True)
+@record
 class SeverityChange:
     side: Side
     old: Severity
@@ -145,7 +146,7 @@ class SeverityChange:
     round_no: int
 
 
-@dataclass(frozen=True)
+@record
 class Ledger:
     issues: tuple[Issue, ...] = ()
 

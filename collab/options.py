@@ -19,13 +19,14 @@ naming an option the way that surface spells it (``--rounds`` on the command lin
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import MISSING, field, fields
 from types import NoneType, UnionType
 from typing import Any, Literal, get_args, get_origin, get_type_hints
 
 from collab.agents import AgentSetup, ToolSet
 from collab.lang import Lang
 from collab.presets import DEFAULT_PRESET, MAX_ROLE_DESCRIPTION_CHARS, MAX_ROLE_NAME_CHARS
+from collab.records import record
 from collab.seats import MAX_SEATS, MIN_SEATS
 
 # Where an option is offered: the command line (collab debate, collab batch), config.toml
@@ -64,7 +65,7 @@ MAX_OPTION_CHARS = 300  # an option's or a constraint's text
 MAX_LEANING_CHARS = 1_000
 
 
-@dataclass(frozen=True)
+@record
 class Option:
     """One option as every surface sees it."""
 
@@ -154,7 +155,7 @@ _LANGS = ("auto", *get_args(Lang))
 _BUT_CONFIG: frozenset[Surface] = frozenset({"cli", "batch", "mcp"})
 
 
-@dataclass(frozen=True)
+@record
 class DebateRequest:
     """The options of one debate as given, before ``request.build_config`` checks them
     together. Every field is an option; its metadata says where and how it is offered."""

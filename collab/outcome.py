@@ -11,9 +11,8 @@ and document, though state.json keeps none (a resume must find the rule unset).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from collab.ledger import Status, counts, open_blocking
+from collab.records import record
 from collab.state import RunState
 from collab.verdict import Verdict
 
@@ -35,7 +34,7 @@ def counts_text(counted: dict[Status, int], blocking: int = 0) -> str:
     )
 
 
-@dataclass(frozen=True)
+@record
 class RunOutcome:
     status: str
     stop_reason: str | None  # as shown: see shown_stop_reason

@@ -5,17 +5,16 @@ when every answering seat is one family of models. Pure: reads a run, no I/O."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from collab.agents.catalogue import UNKNOWN, model_family
 from collab.ledger import Issue, tally
+from collab.records import record
 from collab.seats import SEATS, Seat
 from collab.state import ANSWERED, RunState
 
 ONE_FAMILY = "one model family: agreement may reflect one model's view"
 
 
-@dataclass(frozen=True)
+@record
 class SeatInfo:
     label: Seat
     name: str
@@ -58,7 +57,7 @@ def answered_line(state: RunState, round_no: int) -> str:
     return f"{len(state.answered(round_no))} of {len(state.seats)} seats answered"
 
 
-@dataclass(frozen=True)
+@record
 class IssueTally:
     agree: tuple[Seat, ...]
     contest: tuple[Seat, ...]

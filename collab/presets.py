@@ -11,12 +11,12 @@ silently give a role no stance.
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
 from pathlib import Path
 
 from collab.errors import UsageError
 from collab.lang import Lang
 from collab.paths import builtin_dir, user_dir
+from collab.records import record
 from collab.seats import MAX_SEATS, MIN_SEATS, SEATS, Side
 from collab.suggest import did_you_mean
 
@@ -50,13 +50,13 @@ _ROLE_KEYS = frozenset({"name", "description", "name_ja", "description_ja"})
 _COLONS = (":", "：")
 
 
-@dataclass(frozen=True)
+@record
 class RoleText:
     name: str
     description: str
 
 
-@dataclass(frozen=True)
+@record
 class Preset:
     """``seats``: 2–5 roles in seat order (A first); ``seats_ja`` the same seats in
     Japanese (English where a file gives no translation)."""

@@ -29,6 +29,7 @@ from collab.ledger import (
     replay,
     with_checks,
 )
+from collab.records import record
 from collab.seats import SEATS, SIDES, Seat, Side, round_order
 from collab.store import RunDir, StoredRun, scan_runs
 from collab.turns import AgentMeta, TurnRecord, meta_from_fields
@@ -90,7 +91,7 @@ class Continued:
         return self.after_round < round_no <= self.after_round + self.rounds
 
 
-@dataclass(frozen=True)
+@record
 class RoundOrder:
     """The order the seats of a round spoke in (every seat at once when ``at_once``),
     recorded when the round starts so that a resume and a reader see the same order."""

@@ -20,16 +20,17 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, field
 
 from collab.decision import current
 from collab.favours import most_favoured
 from collab.ledger import open_blocking
 from collab.options import DEPTHS
+from collab.records import record
 from collab.state import RunState
 
 
-@dataclass(frozen=True)
+@record
 class RunStats:
     run_id: str
     turns: int
@@ -131,7 +132,7 @@ def run_stats(state: RunState) -> RunStats:
     )
 
 
-@dataclass(frozen=True)
+@record
 class DepthStats:
     """The runs of one depth: what they made and what they concluded."""
 
@@ -145,7 +146,7 @@ class DepthStats:
     tokens_per_run: float | None
 
 
-@dataclass(frozen=True)
+@record
 class Stats:
     runs: int
     turns: int

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, field, fields
 from typing import Literal, get_args
 
 from collab.agents.decoding import Usage
 from collab.contract import Contract, contract_from_dict, contract_to_dict
 from collab.evidence import EVIDENCE_STATUSES, EvidenceCheck
 from collab.fields import Fields
+from collab.records import record
 from collab.seats import SIDES, Side
 
 TurnStatus = Literal["ok", "abstain", "timeout", "no-response", "error"]
@@ -17,7 +18,7 @@ TURN_STATUSES: tuple[TurnStatus, ...] = get_args(TurnStatus)
 PLACEHOLDER = {"timeout": "(timeout)", "no-response": "(no response)", "error": "(error)"}
 
 
-@dataclass(frozen=True)
+@record
 class AgentMeta:
     agent: str
     model: str | None
@@ -33,7 +34,7 @@ class AgentMeta:
     cost_estimated: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class TurnRecord:
     round_no: int
     side: Side

@@ -20,13 +20,14 @@ from __future__ import annotations
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import ClassVar
 
+from collab.records import record
 from collab.text import cut_marker
 
 
-@dataclass(frozen=True)
+@record
 class Usage:
     input_tokens: int = 0
     output_tokens: int = 0
@@ -45,7 +46,7 @@ def sum_usage(usages: Sequence[Usage]) -> Usage | None:
     )
 
 
-@dataclass(frozen=True)
+@record
 class AgentReply:
     """A reply as the agent reported it. ``ok`` False means the turn failed."""
 

@@ -5,10 +5,11 @@ module declares for the catalogue."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Literal
 
 from collab.agents.decoding import Decoder
+from collab.records import record
 
 PromptVia = Literal["stdin", "file"]
 # Whose setup a turn runs with: "lean" isolates it from the user's hooks, MCP servers,
@@ -20,7 +21,7 @@ AGENT_SETUPS: tuple[AgentSetup, ...] = ("lean", "inherit")
 TOOL_SETS: tuple[ToolSet, ...] = ("none", "read")
 
 
-@dataclass(frozen=True)
+@record
 class AgentSpec:
     """One agent CLI. ``argv`` tokens may be ``{prompt_file}``, ``{model}`` or a
     placeholder a family expands (``Family.placeholders``). ``output`` names the decoder
@@ -58,7 +59,7 @@ Placeholder = Callable[[AgentSetup, float, Mapping[str, str]], list[str]]
 LoginCheck = Callable[[Mapping[str, str]], str | None]
 
 
-@dataclass(frozen=True)
+@record
 class Family:
     """A built-in agent, as its module declares it for the catalogue."""
 
