@@ -21,12 +21,12 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from collab.errors import DamagedRun, RunLockedError, StorageError, UsageError
 from collab.migrations import LATEST, migrate
 from collab.paths import collab_home
+from collab.records import record
 
 SCHEMA_VERSION = LATEST
 LOCK_FILE = "lock"
@@ -258,7 +258,7 @@ class RunDir:
         return holder_by_locking(self.path / LOCK_FILE)
 
 
-@dataclass(frozen=True)
+@record
 class StoredRun:
     """One entry of ``runs/``: its state as loaded, or why it cannot be read."""
 

@@ -28,7 +28,15 @@ out = io.StringIO()
 with contextlib.suppress(SystemExit), contextlib.redirect_stdout(out):
     main()
 heavy = sorted({m.split(".")[0] for m in sys.modules} & set(heavy_names))
-print(json.dumps({"out": out.getvalue(), "heavy": heavy,
+frozen = sorted(  # frozen dataclasses whose methods were compiled at start-up
+    f"{name}.{c.__qualname__}"
+    for name, mod in list(sys.modules.items()) if name.startswith("collab")
+    for c in vars(mod).values()
+    if isinstance(c, type) and c.__module__ == name
+    and getattr(getattr(c, "__dataclass_params__", None), "frozen", False)
+    and c.__setattr__.__code__.co_filename != sys.modules["collab.records"].__file__
+)
+print(json.dumps({"out": out.getvalue(), "heavy": heavy, "compiled_frozen": frozen,
                   "commands": sorted(m for m in sys.modules if m.startswith("collab.cli."))}))
 """
 
@@ -60,6 +68,8 @@ def test_the_quick_commands_import_no_heavy_library(args: list[str]) -> None:
         args = [a_run() if a == "ID" else a for a in args]
     got = imported(args)
     assert got["heavy"] == []
+    # @record, not @dataclass(frozen=True): ~0.4 ms less CPU a class (collab.records)
+    assert got["compiled_frozen"] == []
     assert "collab.cli.debate" not in got["commands"]  # only the command's own module
     assert str(got["out"]).startswith("collab " if args == ["--version"] else "{")
 
