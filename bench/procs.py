@@ -51,6 +51,7 @@ class Watched:
     tree_peak_kb: int = 0  # peak of VmRSS summed over the process and its direct children
     child_hwm_kb: dict[int, int] = field(default_factory=dict)
     samples: int = 0
+    cpu: float = 0.0  # user + sys seconds from wait4 (the process and what it waited for)
 
 
 def run_watched(
@@ -91,6 +92,7 @@ def _run_watched(
         done["t"] = time.perf_counter()
         done["status"] = status
         done["maxrss"] = usage.ru_maxrss
+        done["cpu"] = usage.ru_utime + usage.ru_stime
 
     waiter = threading.Thread(target=reap, daemon=True)
     waiter.start()
@@ -136,6 +138,7 @@ def _run_watched(
         tree_peak_kb=tree_peak,
         child_hwm_kb=child_hwm,
         samples=samples,
+        cpu=float(done["cpu"]),
     )
     return w
 
