@@ -68,8 +68,10 @@ def test_the_quick_commands_import_no_heavy_library(args: list[str]) -> None:
         args = [a_run() if a == "ID" else a for a in args]
     got = imported(args)
     assert got["heavy"] == []
-    # @record, not @dataclass(frozen=True): ~0.4 ms less CPU a class (collab.records)
-    assert got["compiled_frozen"] == []
+    # @record, not @dataclass(frozen=True): ~0.4 ms less CPU a class (collab.records);
+    # but a ledger issue, made over a thousand times a debate, keeps dataclass's __init__
+    compiled = got["compiled_frozen"]
+    assert isinstance(compiled, list) and set(compiled) <= {"collab.ledger.Issue"}
     assert "collab.cli.debate" not in got["commands"]  # only the command's own module
     assert str(got["out"]).startswith("collab " if args == ["--version"] else "{")
 
