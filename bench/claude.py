@@ -196,7 +196,11 @@ def _debate(env: dict[str, str], between: Callable[[], float]) -> list[Pair]:
     outcome = debate.run()
     st = outcome.state
     if st.status != "done" or st.judge is None or st.judge.fallback:
-        raise RuntimeError(f"claude debate: status {st.status}, error {st.error}")
+        fallback = st.judge is not None and st.judge.fallback
+        raise RuntimeError(
+            f"claude debate: status {st.status}, error {st.error}, judge "
+            + ("fell back" if fallback else "missing" if st.judge is None else "answered")
+        )
     if any(t.reask is not None for t in st.turns):
         raise RuntimeError("claude debate: a turn was re-asked")
     if len(calls) != len(timer.done):
