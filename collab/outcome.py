@@ -75,7 +75,7 @@ def outcome_of(state: RunState) -> RunOutcome:
         status=state.status,
         stop_reason=shown_stop_reason(state.status, state.stop_reason),
         stop_detail=state.stop_detail,
-        verdict=state.verdict(),
+        verdict=state.verdict(ledger),  # the ledger replayed once (collab list: every run)
         counts=counts(ledger),
         open_blocking=open_blocking(ledger),
         rounds_done=state.rounds_done(),

@@ -265,10 +265,12 @@ class RunState:
         """Did any turn's contract block parse? (Without one the ledger says nothing.)"""
         return any(t.contract is not None for t in self.turns)
 
-    def verdict(self) -> Verdict:
+    def verdict(self, ledger: Ledger | None = None) -> Verdict:
+        """``ledger``: this state's :meth:`ledger`, when the caller has just replayed it."""
         few = self.stop_reason == "too-few-seats"
         quick = self.config.depth == "quick"
-        return verdict(self.ledger(), self.any_contract() and not few, quick=quick)
+        ledger = self.ledger() if ledger is None else ledger
+        return verdict(ledger, self.any_contract() and not few, quick=quick)
 
     def tokens(self) -> Usage:
         return sum_usage([m.usage for m in self._metas() if m.usage is not None]) or Usage()
