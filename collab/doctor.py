@@ -54,8 +54,9 @@ def check_prerequisites(
     env = os.environ if env is None else env
     seats = [(c, spec_for(c.agent, c.command, known)) for c in (*cfg.agents, cfg.judge)]
     binaries: dict[str, str] = {}
-    for _, spec in seats:
-        binaries[spec.name] = resolve_binary(spec)
+    for _, spec in seats:  # a panel's seats often share an agent: each resolved once
+        if spec.name not in binaries:
+            binaries[spec.name] = resolve_binary(spec)
     check_runner(cfg.runner)
     for choice, spec in seats:
         if choice.command is None and certainly_logged_out(choice.agent, env):

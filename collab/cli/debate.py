@@ -88,13 +88,15 @@ def debate(
     req = replace(request_from(given, "cli", user_defaults()), topic=text)
     cfg = build_config(req, agents.keys())
     if detach:
-        _detach(cfg, as_json=as_json, ndjson=ndjson)
+        _detach(cfg, agents, as_json=as_json, ndjson=ndjson)
         return
     state, run_dir = _start(cfg, agents, as_json=as_json, ndjson=ndjson)
     _finish(state, run_dir, as_json, ndjson=ndjson, gate=policy)
 
 
-def _detach(cfg: DebateConfig, *, as_json: bool, ndjson: bool) -> None:
+def _detach(
+    cfg: DebateConfig, agents: Mapping[str, AgentSpec], *, as_json: bool, ndjson: bool
+) -> None:
     """Start the run in its own session and return: the run id on stdout."""
     from collab.control import start_detached, started_document
     from collab.doctor import check_prerequisites
@@ -104,7 +106,7 @@ def _detach(cfg: DebateConfig, *, as_json: bool, ndjson: bool) -> None:
 
         raise UsageError("--events ndjson follows a run in the foreground; with --detach use "
                          "collab watch ID")  # fmt: skip
-    check_prerequisites(cfg)
+    check_prerequisites(cfg, agents)
     started = start_detached(cfg)
     doc = started_document(started, cfg)
     if as_json:
@@ -148,7 +150,7 @@ def batch(
     defaults = request_from(given, "cli", user_defaults())
     entries = read_entries(topics_file, defaults, agents.keys(), trust=trust_entries)
     for entry in entries:
-        check_prerequisites(entry.config)
+        check_prerequisites(entry.config, agents)
     b = Batch.create(entries, topics_file, parallel)
     _run_batch(b, parallel, as_json)
 

@@ -38,8 +38,12 @@ def validate(
     req: DebateRequest, known_agents: Collection[str] | None = None, surface: Surface = "cli"
 ) -> DebateConfig:
     """Every check ``collab debate`` makes before it starts anything (exit 2 or 3)."""
-    agents = load_agents().keys() if known_agents is None else known_agents
-    cfg = build_config(req, agents, surface)
+    if known_agents is None:
+        loaded = load_agents()  # once: the checks below read the same catalogue
+        cfg = build_config(req, loaded.keys(), surface)
+        check_prerequisites(cfg, loaded)
+        return cfg
+    cfg = build_config(req, known_agents, surface)
     check_prerequisites(cfg)
     return cfg
 
