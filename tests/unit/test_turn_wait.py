@@ -13,16 +13,21 @@ from collab.runners.turnfiles import TurnDir, wait_for_exit
 
 
 def test_a_set_flag_ends_the_wait_at_once() -> None:
+    """The flag is set mid-wait (by the liveness probe, on the waiting thread: no timer,
+    no wall-clock limit): the wait ends at its very next poll, long before its deadline."""
     tdir = TurnDir()
     try:
         cancel = threading.Event()
-        timer = threading.Timer(0.05, cancel.set)
-        timer.start()
-        started = time.monotonic()
+        probes: list[bool] = []
+
+        def alive() -> bool:
+            probes.append(cancel.is_set())
+            cancel.set()
+            return True
+
         with pytest.raises(TurnCancelled):
-            wait_for_exit(tdir, "r1-A-1", started + 5.0, lambda: True, cancel=cancel)
-        assert time.monotonic() - started < 1.0
-        timer.join()
+            wait_for_exit(tdir, "r1-A-1", time.monotonic() + 5.0, alive, 0.0, cancel=cancel)
+        assert probes == [False]  # set once, seen at the next poll: never probed again
     finally:
         tdir.cleanup()
 
