@@ -523,7 +523,11 @@ def test_a_batch_is_not_driven_twice(
     fake_agent: FakeAgent, hermetic_env: Path, tmp_path: Path
 ) -> None:
     tags = ["L1"]
-    fake_agent.script(topic_rules(tags, sleep=0.5), {"exit": 1, "stderr": "no rule matched"})
+    gate = tmp_path / "let-the-judge-answer"  # the batch runs until the test has looked
+    rules = topic_rules(tags)
+    rules[0]["replies"] = [{"text": "## TL;DR\n- verdict on L1" + JUDGE_REST,
+                            "wait_file": str(gate)}]  # fmt: skip
+    fake_agent.script(rules, {"exit": 1, "stderr": "no rule matched"})
     rule_tag = {i: tags[i // 3] for i in range(3)}
     topics = tmp_path / "topics.txt"
     topics.write_text("Topic L1\n", encoding="utf-8")
@@ -557,6 +561,7 @@ def test_a_batch_is_not_driven_twice(
                 assert doc["error"] == {"kind": "locked", "message": message}
             else:
                 assert res.stderr.strip() == f"collab: {message}", res.stderr
+        gate.touch()
         out, err = first.communicate(timeout=120)
     finally:
         if first.poll() is None:

@@ -63,13 +63,17 @@ def say(
     abstain: str | None = None,
     cost: float | None = None,
     sleep: float | None = None,
+    wait_file: Path | None = None,
 ) -> dict[str, object]:
-    """One fake reply: prose followed by the json contract block."""
+    """One fake reply: prose followed by the json contract block (``wait_file``: given
+    only once that file exists — a gate the test opens once it has looked)."""
     action: dict[str, object] = {"text": prose + contract_block(list(new), list(stances), abstain)}
     if cost is not None:
         action["cost_usd"] = cost
     if sleep is not None:
         action["sleep"] = sleep
+    if wait_file is not None:
+        action["wait_file"] = str(wait_file)
     return action
 
 
@@ -548,10 +552,11 @@ def test_turns_run_in_a_titled_pane_that_is_gone_afterwards(
     spawned: list[Spawned],
 ) -> None:
     n = 2
+    gate = tmp_path / "let-a-answer"  # A answers only once the test has seen its pane
     fake_agent.script(
         [
             judge_rule("## TL;DR\n- fine" + JUDGE_REST),
-            turn_rule("A", 1, n, say("A1 slow", new=[("Point", "evidence")], sleep=1.5)),
+            turn_rule("A", 1, n, say("A1 gated", new=[("Point", "evidence")], wait_file=gate)),
         ],
         say("others", stances=[("I1", "contest", "no")]),
     )
@@ -568,6 +573,7 @@ def test_turns_run_in_a_titled_pane_that_is_gone_afterwards(
     assert len(temp_dirs) == 1
     assert temp_dirs[0].stat().st_mode & 0o777 == 0o700
 
+    gate.touch()
     assert proc.wait() == 0, proc.err
     doc = json.loads(proc.out)
     assert seen[0].session == f"collab-{doc['run_id']}"
@@ -594,10 +600,11 @@ def test_inside_tmux_the_debate_splits_the_current_window(
     assert host_pane is not None and host_pane.pane_id is not None
     window = host.active_window.window_id
     (socket_path,) = tmux_lines(tmux, "display-message", "-p", "#{socket_path}")
+    gate = tmp_path / "let-a-answer"  # A answers only once the test has seen the split
     fake_agent.script(
         [
             judge_rule("## TL;DR\n- fine" + JUDGE_REST),
-            turn_rule("A", 1, n, say("A1 slow", new=[("Point", "evidence")], sleep=1.5)),
+            turn_rule("A", 1, n, say("A1 gated", new=[("Point", "evidence")], wait_file=gate)),
         ],
         say("others", stances=[("I1", "contest", "no")]),
     )
@@ -620,6 +627,7 @@ def test_inside_tmux_the_debate_splits_the_current_window(
     )
     assert collab_sessions(tmux) == []  # no detached session when inside tmux
 
+    gate.touch()
     assert proc.wait() == 0, proc.err
     assert json.loads(proc.out)["status"] == "done"
     assert [p.pane_id for p in in_window()] == [host_pane.pane_id]

@@ -505,10 +505,11 @@ def test_f8_sigkill_between_turns_then_resume_loses_and_repeats_nothing(
     cli: Cli,
 ) -> None:
     n = 2
+    gate = tmp_path / "let-a-answer"  # A answers once B's prompt file is a FIFO
     fake_agent.script(
         [
             JUDGE_OK,
-            turn_rule("A", 1, n, say("A1", new=[("Point A1", "evidence")], sleep=2)),
+            turn_rule("A", 1, n, say("A1", new=[("Point A1", "evidence")], wait_file=gate)),
         ],
         KEEP_OPEN,
     )
@@ -522,6 +523,7 @@ def test_f8_sigkill_between_turns_then_resume_loses_and_repeats_nothing(
         os.mkfifo(tdir / "r1-B-1.prompt", 0o600)
     except FileExistsError:
         pytest.fail("too late: B's turn was already written")
+    gate.touch()
     wait_for_calls(fake_agent, "A", 1, n)
     run_id = wait_for_run_id()
     assert wait_until(lambda: state_turns(run_id) == 1, WAIT)
