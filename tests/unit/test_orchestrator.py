@@ -1,6 +1,7 @@
 """The real orchestrator on the in-process runner: every stop rule, the blind round,
 re-ask, retries and timeouts (on a fake clock), the Judge's fallback, the budget and cost
-stops, and resume from every point a run saves. Milliseconds a debate, no processes."""
+stops, and resume from every point a run saves — for two seats and for panels of 3–5.
+Milliseconds a debate, no processes."""
 
 from __future__ import annotations
 
@@ -503,3 +504,167 @@ def test_turn_context_hands_down_where_a_call_ends() -> None:
     debate(timing, rounds=2, budget=8, timeout=6, judge_timeout=70, opening="sequential")
     assert dict(seen)["judge-1"] == 70
     assert (dict(seen)["r1-A-1"], dict(seen)["r1-B-1"]) == (6, 3)
+
+
+# -- the same tables for panels of 3–5 seats ---------------------------------------------
+
+PANEL_ROLES = (
+    "Skeptic: doubts every claim",
+    "Builder: wants it shipped",
+    "Operator: runs it at 3 a.m.",
+    "Security: guards the data",
+    "Finance: counts the cost",
+)
+
+
+def seats_of(n: int) -> str:
+    return "ABCDE"[:n]
+
+
+def every_seat(n: int, rounds: Sequence[int], judge: Sequence[str] = ("judge-1",)) -> list[str]:
+    return [f"r{r}-{s}-1" for r in rounds for s in seats_of(n)] + list(judge)
+
+
+def raise_then(stance: str) -> Handler:
+    """A raises the crux in round 1; in round 2 every other seat (``agree``) or A itself
+    (``drop``) settles it with a reason; every other turn is quiet."""
+
+    def handler(job: TurnJob) -> Answer:
+        if job.step.startswith("judge"):
+            return JUDGE
+        r, seat = int(job.step.split("-")[0][1:]), job.step.split("-")[1]
+        if r == 1:
+            return said(["the crux"]) if seat == "A" else QUIET
+        if r == 2 and (seat == "A") == (stance == "drop"):
+            return said([], [("I1", stance, f"{seat} has a reason")])
+        return QUIET
+
+    return handler
+
+
+def circling_panel(job: TurnJob) -> Answer:
+    """``circling`` for any seat count: every seat but A contests I1 with its same words."""
+    seat = job.step.split("-")[1] if not job.step.startswith("judge") else ""
+    if seat in "CDE" and seat and not job.step.startswith("r1-"):
+        return said([], [("I1", "contest", f"{seat} holds its ground")])
+    if seat in "CDE" and seat:
+        return QUIET
+    return circling(job)
+
+
+class PanelStop(NamedTuple):
+    test_id: str
+    replies: Mapping[str, Sequence[Answer]]
+    default: Answer | Handler
+    options: dict[str, Any]
+    reason: str
+    detail: Any  # str, or the seat count → str
+    steps: Any  # the seat count → the steps
+    status: str = "done"
+
+
+NO_CONTRACT_DETAIL = (
+    "no usable contract block from any side in round 1, even after the re-asks: the agents "
+    "are not following the contract; check the model (a small or local model may not)"
+)
+PANEL_STOPS = [
+    PanelStop("max-rounds", {}, fresh_point, {}, "max-rounds", "reached 3/3 rounds",
+              lambda n: every_seat(n, (1, 2, 3))),
+    PanelStop("every-other-seat-agrees", {}, raise_then("agree"), {"rounds": 5},
+              "converged-early", "the only issue is resolved or dropped",
+              lambda n: every_seat(n, (1, 2))),
+    PanelStop("the-raiser-drops", {}, raise_then("drop"), {"rounds": 5}, "converged-early",
+              "the only issue is resolved or dropped", lambda n: every_seat(n, (1, 2))),
+    PanelStop("two-quiet-rounds", {"r1-A": [said(["tabs"])]}, QUIET, {"rounds": 5},
+              "converged-early", "no new points in rounds 2 and 3",
+              lambda n: every_seat(n, (1, 2, 3))),
+    PanelStop("circular-break", {}, circling_panel, {"rounds": 7}, "circular-break",
+              "I1 went round in circles for 3 rounds after a new angle",
+              lambda n: every_seat(n, range(1, 6))),
+    PanelStop("no-contract", {}, NO_BLOCK, {"rounds": 3}, "no-contract", NO_CONTRACT_DETAIL,
+              lambda n: [f"r1-{s}-{k}" for s in seats_of(n) for k in ("1", "fix-1")]
+              + ["judge-1"]),
+    PanelStop("one-seat-follows-the-contract-goes-on", {"r1-C": [said(["only C"])]}, NO_BLOCK,
+              {"rounds": 2}, "max-rounds", "reached 2/2 rounds",
+              lambda n: [f"r{r}-{s}-{k}" for r in (1, 2) for s in seats_of(n)
+                         for k in ("1", "fix-1") if not (r == 1 and s == "C" and k != "1")]
+              + ["judge-1"]),
+    PanelStop("budget-spent-mid-round", {"r1-A": [Reply(seconds=60)] * 2}, fresh_point,
+              {"budget": 50, "opening": "sequential"}, "timeout", "time budget of 50s spent",
+              lambda n: ["r1-A-1", "r1-A-2", "judge-1"], "failed"),
+    PanelStop("cost-cap", {}, Reply(said(["x"]), cost_usd=0.03), {"max_cost": 0.05,
+              "opening": "sequential"}, "budget",
+              "cost $0.0600 reached the --max-cost cap of $0.05", lambda n: ["r1-A-1", "r1-B-1"]),
+    PanelStop("cost-cap-blind-checked-once", {}, Reply(said(["x"]), cost_usd=0.03),
+              {"max_cost": 0.01}, "budget",
+              lambda n: f"cost ${0.03 * n:.4f} reached the --max-cost cap of $0.01",
+              lambda n: every_seat(n, (1,), ())),
+]  # fmt: skip
+# Every row with three seats; with five where the seat count shows in the outcome.
+FIVE = ("every-other-seat-agrees", "no-contract", "one-seat-follows-the-contract-goes-on",
+        "cost-cap-blind-checked-once", "circular-break")  # fmt: skip
+PANEL_STOP_CASES = [(c, n) for c in PANEL_STOPS for n in (3, 5) if n == 3 or c.test_id in FIVE]
+
+
+def panel(n: int, replies: Any, default: Any = QUIET, **options: Any) -> Run:
+    return debate(replies, default, role=PANEL_ROLES[:n], agents=(SCRIPTED,), **options)
+
+
+@pytest.mark.parametrize(
+    ("case", "n"), PANEL_STOP_CASES, ids=[f"{c.test_id}-{n}-seats" for c, n in PANEL_STOP_CASES]
+)
+def test_stop_rules_of_a_panel(case: PanelStop, n: int) -> None:
+    run = panel(n, case.replies, case.default, **case.options)
+    detail = case.detail(n) if callable(case.detail) else case.detail
+    assert run.error is None
+    assert (run.state.stop_reason, run.state.stop_detail) == (case.reason, detail)
+    assert by_round(run.steps()) == by_round(case.steps(n))
+    assert run.state.status == case.status
+    assert run.state.judge is not None
+    stops = [e for e in run.events if e["event"] == "stop"]
+    assert [(e["reason"], e["detail"]) for e in stops] == [(case.reason, detail)]
+
+
+@pytest.mark.parametrize("case", TURN_CASES, ids=[c.test_id for c in TURN_CASES])
+def test_one_turn_of_a_panel(case: TurnCase) -> None:
+    run = panel(3, {**case.attempts, "r1-B": [QUIET], "r1-C": [QUIET]}, QUIET, rounds=2)
+    a1 = run.state.turn(1, "A")
+    assert a1 is not None and a1.status == case.status
+    assert [s for s in run.steps() if s.startswith("r1-A")] == case.steps
+    assert len(run.state.ledger(1).issues) == case.issues
+    assert [e["reason"] for e in run.events if e["event"] == "turn_retry"] == case.retried
+    assert a1.meta.attempts == len([s for s in case.steps if "fix" not in s])
+
+
+@pytest.mark.parametrize("case", JUDGES, ids=[j.test_id for j in JUDGES])
+def test_the_judge_of_a_panel(case: JudgeCase) -> None:
+    replies: dict[str, list[Answer]] = {"judge": case.attempts, "r1-A": [said(["tabs"])]}
+    if case.fixes is not None:
+        replies["judge-fix"] = case.fixes
+    run = panel(3, replies, QUIET, rounds=2)
+    judge = run.state.judge
+    assert judge is not None and judge.fallback == case.fallback
+    assert [s for s in run.steps() if s.startswith("judge")] == case.steps
+    if case.fallback:
+        assert "I1" in judge.text and "tabs" in judge.text
+        assert judge.text.splitlines()[0].endswith(case.why)
+    assert [e["fallback"] for e in run.events if e["event"] == "judge_finished"] == [case.fallback]
+
+
+def test_a_panel_resumes_from_every_saved_point() -> None:
+    """Sequential, so the last speaker rotates (the blind round's resume: test_panels)."""
+    whole = panel(3, {}, fresh_point, rounds=2, opening="sequential")
+    assert whole.error is None and len(whole.saves) >= 7
+    done_steps = by_round(whole.steps())
+    for n, saved in enumerate(whole.saves):
+        state = RunState.from_dict(saved)
+        held = {f"r{t.round_no}-{t.side}-1" for t in state.turns}
+        if state.judge is not None:
+            held.add("judge-1")
+        again = debate({}, fresh_point, state=state)
+        assert again.error is None, n
+        assert by_round(again.steps()) == [s for s in done_steps if s not in held], n
+        assert _outcome(again.state) == _outcome(whole.state), n
+        assert [o.order for o in again.state.round_orders] == [
+            o.order for o in whole.state.round_orders
+        ], n
