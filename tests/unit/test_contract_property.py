@@ -22,7 +22,12 @@ JSON = st.recursive(
     ),
     max_leaves=12,
 )
-FIELD = st.one_of(JSON, st.sampled_from(["agree", "contest", "drop", "I1", "i2", "", " "]))
+FIELD = st.one_of(
+    JSON,
+    st.sampled_from(
+        ["agree", "contest", "drop", "I1", "i2", "", " ", "O1", "o2", "BLOCKING", "minor "]
+    ),
+)
 
 
 def item(keys: tuple[str, ...]) -> st.SearchStrategy[object]:
@@ -34,16 +39,21 @@ def item(keys: tuple[str, ...]) -> st.SearchStrategy[object]:
 CONTRACT = st.fixed_dictionaries(
     {},
     optional={
-        "new_points": st.one_of(st.lists(item(("title", "evidence")), max_size=7), JSON),
-        "stances": st.one_of(st.lists(item(("id", "stance", "evidence")), max_size=7), JSON),
+        "new_points": st.one_of(
+            st.lists(item(("title", "evidence", "severity")), max_size=7), JSON
+        ),
+        "stances": st.one_of(
+            st.lists(item(("id", "stance", "evidence", "severity")), max_size=7), JSON
+        ),
         "abstain": JSON,
+        "favours": FIELD,  # the option a seat favours (a debate with options)
         "other": JSON,
     },
 )
 
 
-def _check(reply: str) -> None:
-    parsed = parse(reply, {"I1", "I2"})
+def _check(reply: str, option_ids: tuple[str, ...] = ()) -> None:
+    parsed = parse(reply, {"I1", "I2"}, option_ids=option_ids)
     assert (parsed.contract is None) == (parsed.error is not None)
     assert 0 <= parsed.kept <= parsed.sent or parsed.sent == 0
     if parsed.contract is not None:
@@ -56,14 +66,17 @@ def _check(reply: str) -> None:
             assert isinstance(s.evidence, str) and s.id in {"I1", "I2"}
             assert s.stance in ("agree", "contest", "drop")
             assert s.stance == "contest" or s.evidence  # agree/drop need a reason
+        assert parsed.contract.favours in (None, *option_ids)
 
 
 @settings(max_examples=60, deadline=None)  # a fast unit suite; the database replays finds
-@given(CONTRACT, st.booleans())
-def test_parse_never_raises_on_contract_shaped_json(data: dict[str, object], fenced: bool) -> None:
+@given(CONTRACT, st.booleans(), st.sampled_from([(), ("O1", "O2")]))
+def test_parse_never_raises_on_contract_shaped_json(
+    data: dict[str, object], fenced: bool, option_ids: tuple[str, ...]
+) -> None:
     body = json.dumps(data)
     reply = f"Prose.\n```json\n{body}\n```\n" if fenced else f"Prose.\n{body}"
-    _check(reply)
+    _check(reply, option_ids)
 
 
 @settings(max_examples=40, deadline=None)
