@@ -230,21 +230,33 @@ def _last_json_object(stdout: str) -> dict[str, object] | None:
 _KEYS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN")
 # A gateway or proxy: its login is its own business, so it counts ("cannot tell").
 _GATEWAY = "ANTHROPIC_BASE_URL"
+# A cloud provider's switch: its login is the cloud's (AWS, Google), so it counts too.
+_CLOUD = ("CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX")
+
+
+def _set_in(env: Mapping[str, object], var: str) -> bool:
+    """``var`` set to something (a cloud switch: anything but "0")."""
+    value = env.get(var)
+    if var in _CLOUD:
+        return bool(value) and value not in ("0", 0, False)
+    return bool(value)
 
 
 def _stored_login(env: Mapping[str, str]) -> str | None:
     """Where claude's login was found (e.g. "ANTHROPIC_API_KEY is set"), or None."""
     home = Path(env.get("HOME") or Path.home())
-    for var in (*_KEYS, _GATEWAY):
-        if env.get(var):
-            return f"{var} is set"
-    for var in ("CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX"):
-        if env.get(var) and env.get(var) != "0":
+    for var in (*_KEYS, _GATEWAY, *_CLOUD):
+        if _set_in(env, var):
             return f"{var} is set"
     config_dir = Path(env.get("CLAUDE_CONFIG_DIR") or home / ".claude")
     if (config_dir / ".credentials.json").is_file():
         return f"credentials in {config_dir}"
-    for settings in (home / ".claude.json", config_dir / "settings.json"):
+    # (with CLAUDE_CONFIG_DIR set, the CLI keeps its .claude.json in that folder)
+    for settings in (
+        home / ".claude.json",
+        config_dir / ".claude.json",
+        config_dir / "settings.json",
+    ):
         try:
             data = json.loads(settings.read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -254,8 +266,8 @@ def _stored_login(env: Mapping[str, str]) -> str | None:
         if data.get("oauthAccount") or data.get("apiKeyHelper"):
             return f"login recorded in {settings}"
         set_env = data.get("env")  # what the CLI sets for itself: a key there is a login
-        for var in (*_KEYS, _GATEWAY):
-            if isinstance(set_env, dict) and set_env.get(var):
+        for var in (*_KEYS, _GATEWAY, *_CLOUD):
+            if isinstance(set_env, dict) and _set_in(set_env, var):
                 return f"{var} set in {settings} (env)"
     return None
 

@@ -27,7 +27,7 @@ def test_nothing_anywhere_is_certainly_no_login(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "var", ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN",
-            "ANTHROPIC_BASE_URL"],
+            "ANTHROPIC_BASE_URL", "CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX"],
 )  # fmt: skip
 def test_a_key_or_gateway_in_settings_env_counts(tmp_path: Path, var: str) -> None:
     write(tmp_path / ".claude" / "settings.json", {"env": {var: "x"}})
@@ -44,7 +44,8 @@ def test_settings_env_under_claude_config_dir(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "doc", [{"env": {"ANTHROPIC_API_KEY": ""}}, {"env": "ANTHROPIC_API_KEY"}, {"env": None},
-            ["env"], {"other": {"ANTHROPIC_API_KEY": "k"}}],
+            ["env"], {"other": {"ANTHROPIC_API_KEY": "k"}},
+            {"env": {"CLAUDE_CODE_USE_BEDROCK": "0"}}, {"env": {"CLAUDE_CODE_USE_VERTEX": 0}}],
 )  # fmt: skip
 def test_settings_that_hold_no_key(tmp_path: Path, doc: object) -> None:
     write(tmp_path / ".claude" / "settings.json", doc)
@@ -71,3 +72,17 @@ def test_stored_credentials_and_helpers(tmp_path: Path) -> None:
     (tmp_path / ".claude" / ".credentials.json").unlink()
     write(tmp_path / ".claude.json", {"apiKeyHelper": "/bin/key"})
     assert not certainly_logged_out("claude", env_for(tmp_path), platform="linux")
+
+
+@pytest.mark.parametrize("value", ["1", "true"])
+def test_a_cloud_switch_in_the_environment_counts(tmp_path: Path, value: str) -> None:
+    env = env_for(tmp_path, CLAUDE_CODE_USE_BEDROCK=value)
+    assert not certainly_logged_out("claude", env, platform="linux")
+    assert certainly_logged_out("claude", env_for(tmp_path, CLAUDE_CODE_USE_VERTEX="0"), "linux")
+
+
+def test_the_cli_state_file_under_claude_config_dir(tmp_path: Path) -> None:
+    """With CLAUDE_CONFIG_DIR set, the CLI's .claude.json (an OAuth account) lives there."""
+    write(tmp_path / "cfg" / ".claude.json", {"oauthAccount": {"emailAddress": "a@b.c"}})
+    env = env_for(tmp_path, CLAUDE_CONFIG_DIR=str(tmp_path / "cfg"))
+    assert not certainly_logged_out("claude", env, platform="linux")
