@@ -3,6 +3,9 @@ round without one is never a quiet round; such a run is inconclusive everywhere.
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from collab.config import DebateConfig, Role
@@ -54,6 +57,14 @@ def test_the_stop_reasons_are_one_type() -> None:
         "converged-early", "circular-break", "max-rounds", "timeout", "budget",
         "interrupted", "no-contract", "settled", "too-few-seats",
     )  # fmt: skip
+
+
+def test_the_docs_list_every_stop_reason() -> None:
+    """docs/protocol.md's list of the stop reasons names each one the type has."""
+    text = (Path(__file__).parents[2] / "docs" / "protocol.md").read_text(encoding="utf-8")
+    start = text.index("The stop reasons are one type")
+    listed = set(re.findall(r"`([a-z-]+)`", text[start : text.index("Ctrl-C", start)]))
+    assert set(STOP_REASONS) <= listed, set(STOP_REASONS) - listed
 
 
 def _turn(side: Side, contract: Contract | None, status: TurnStatus = "ok") -> TurnRecord:
