@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from collab.contract import SEVERITIES
 from collab.gate import open_rows, severity
 from collab.prices import fmt_cost
+from collab.report.adr import judge_sections
 from collab.report.markdown import shares_line
 from collab.seats import SEATS
 from collab.text import clean, one_line
@@ -29,7 +30,6 @@ _ZWSP = "\u200b"
 _MENTION = re.compile(r"@(?=[A-Za-z0-9_-])")
 _IMAGE = re.compile(r"!\[")
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)", re.MULTILINE)
-_CRUX = re.compile(r"^##\s+Crux\s*$\n(.*?)(?=^##\s|\Z)", re.MULTILINE | re.DOTALL)
 _VERDICT_ICON = {"consensus": "✅", "partial": "🟡", "split": "🔴", "inconclusive": "⚪"}
 
 
@@ -59,11 +59,12 @@ def for_github(text: str) -> str:
 
 
 def crux(judge_md: str) -> str | None:
-    """The first paragraph of the Judge's ``## Crux`` section."""
-    found = _CRUX.search(judge_md)
+    """The first paragraph of the Judge's Crux section, found by the shared heading rules
+    (any level, numbering or case, English or Japanese: collab.judge.answer)."""
+    found = judge_sections(judge_md).get("crux")
     if not found:
         return None
-    return found.group(1).strip().split("\n\n", 1)[0].strip() or None
+    return found.split("\n\n", 1)[0].strip() or None
 
 
 def comment_body(

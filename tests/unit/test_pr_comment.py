@@ -10,6 +10,7 @@ import pytest
 from collab.report.pr_comment import (
     comment_body,
     comment_key,
+    crux,
     for_github,
     marker,
     notice_body,
@@ -110,3 +111,24 @@ def test_the_key() -> None:
     assert len(by_file) == 16
     with pytest.raises(ValueError, match="--comment-key"):
         comment_key("bad key -->", None, "t")
+
+
+@pytest.mark.parametrize(
+    "judge_md",
+    [
+        "## TL;DR\n- x\n\n## Crux\nCan we afford it?\n\nMore.\n\n## Minority report\nm\n",
+        "# 1. TL;DR\n- x\n\n# 2. crux\nCan we afford it?\n\n# 3. Minority report\nm\n",
+        "### TL;DR\n- x\n\n### Crux: the question\nCan we afford it?\n",
+        "## TL;DR\n- x\n\n## 争点の核心\nCan we afford it?\n\n## 少数意見\nm\n",
+    ],
+    ids=["as-asked", "numbered-level-1", "level-3-with-a-note", "japanese"],
+)
+def test_the_crux_is_found_as_the_judge_check_finds_it(judge_md: str) -> None:
+    """The comment reads the Crux by the same heading rules that accepted the answer."""
+    assert crux(judge_md) == "Can we afford it?"
+    body = comment_body(doc(judge={"markdown": judge_md, "fallback": False}), "k1")
+    assert "**Crux:** Can we afford it?" in body.splitlines()
+
+
+def test_no_crux_heading_no_crux_line() -> None:
+    assert crux("## TL;DR\nThe crux is money.\n```\n## Crux\nin a fence\n```\n") is None
