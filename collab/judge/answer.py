@@ -52,7 +52,8 @@ REQUIRED_SECTIONS: tuple[Section, ...] = (
     ),
 )
 
-_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(?P<text>.*?)[ \t#]*$", re.MULTILINE)
+_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(?P<text>.*?)[ \t#]*$")
+_FENCE = re.compile(r"^ {0,3}(```|~~~)")
 # "1.", "2)", "iv." or "第1章"-free numbering before a heading's words.
 _NUMBER = re.compile(r"^(?:[0-9]+|[ivx]+)[.):．、]\s*|^[0-9]+\s+")
 _RETRY = {
@@ -75,8 +76,16 @@ def _norm(heading: str) -> str:
 
 
 def headings(text: str) -> list[str]:
-    """Every ATX heading's words in ``text``, normalised (level, numbering, case gone)."""
-    return [_norm(m["text"]) for m in _HEADING.finditer(text)]
+    """Every ATX heading's words in ``text``, normalised (level, numbering, case gone);
+    a line inside a fenced code block is code, not a heading (as the ADR reads them)."""
+    found: list[str] = []
+    fenced = False
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            fenced = not fenced
+        elif not fenced and (m := _HEADING.match(line)):
+            found.append(_norm(m["text"]))
+    return found
 
 
 def missing_sections(text: str, ledger: Ledger) -> tuple[Section, ...]:

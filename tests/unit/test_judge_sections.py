@@ -65,6 +65,10 @@ ROWS = [
         ("crux", "minority")),
     Row("indented-four-is-code", "## TL;DR\n    ## Crux\n## Minority report\n", CLOSED, ("crux",)),
     Row("mixed-languages", "## TL;DR\n## Crux\n## 少数意見\n", CLOSED, ()),
+    Row("a-fenced-answer-is-code", "```markdown\n## TL;DR\n## Crux\n## Minority report\n```\n",
+        CLOSED, ("tldr", "crux", "minority")),
+    Row("headings-after-a-fence", "~~~\n# x\n~~~\n## TL;DR\n## Crux\n## Minority report\n",
+        CLOSED, ()),
     Row("no-space-after-hashes", "##TL;DR\n##Crux\n##Minority report\n", CLOSED,
         ("tldr", "crux", "minority")),
 ]  # fmt: skip
