@@ -97,3 +97,17 @@ def test_stats_count_turns_with_a_usable_contract() -> None:
     assert one.document()["contract_rate"] == 0.0
     # the item salvage rate alone would look perfect: nothing was sent, nothing lost
     assert one.salvage_rate is None
+
+
+def test_a_batch_shows_a_no_contract_run_as_inconclusive() -> None:
+    """The batch's summary row (its --json ``runs`` and index.md) of a real no-contract
+    run, driven by the orchestrator on the in-process runner."""
+    from collab.batch.pool import Item
+    from collab.batch.record import item_status
+    from tests.unit.test_orchestrator import NO_BLOCK, debate
+
+    run = debate({}, NO_BLOCK, rounds=3)
+    row = item_status(Item(run.state.run_id, 1, "Tabs or spaces?"))
+    assert (row.status, row.stop_reason, row.verdict, row.rounds_done) == (
+        "done", "no-contract", "inconclusive", 1
+    )  # fmt: skip
