@@ -329,3 +329,63 @@ def test_one_agree_never_resolves_while_another_present_seat_said_nothing() -> N
             (issue,) = replay(steps, present=lambda r, s=seats: frozenset(s)).issues
             assert issue.status == "open", (n, alone)
             assert tally(issue, seats)["silent"] == tuple(s for s in seats[1:] if s != alone)
+
+
+# -- the whole table for every seat count ------------------------------------------------
+# Each of the twelve cells, taken in round 3 by the raiser (A) or another seat (B), on an
+# issue still open (nobody took a stance) or resolved in round 2 (every seat but A agreed
+# with a reason): the same table decides for 2, 3, 4 and 5 seats. The one cell whose
+# outcome depends on the seat count: a lone agree resolves an open issue with two seats
+# only (with more, the other present seats have not agreed yet).
+
+GRID: dict[tuple[bool, StanceKind, bool], tuple[Status, Status]] = {
+    # (raiser, stance, with a reason): (status after, on the open issue / the resolved one)
+    (True, "agree", True): ("dropped", "dropped"),
+    (True, "agree", False): ("open", "resolved"),
+    (True, "contest", True): ("open", "open"),
+    (True, "contest", False): ("open", "open"),
+    (True, "drop", True): ("dropped", "dropped"),
+    (True, "drop", False): ("open", "resolved"),
+    (False, "agree", True): ("resolved", "resolved"),  # open: with two seats only
+    (False, "agree", False): ("open", "resolved"),
+    (False, "contest", True): ("open", "open"),
+    (False, "contest", False): ("open", "open"),
+    (False, "drop", True): ("open", "resolved"),
+    (False, "drop", False): ("open", "resolved"),
+}
+GRID_CASES = [(cell, n, was) for cell in GRID for n in (2, 3, 4, 5) for was in ("open", "resolved")]
+
+
+def _grid_id(case: tuple[tuple[bool, StanceKind, bool], int, str]) -> str:
+    (raiser, kind, reasoned), n, was = case
+    who = "raiser" if raiser else "other"
+    return f"{who}-{kind}-{'reason' if reasoned else 'no-reason'}-{n}-seats-{was}"
+
+
+@pytest.mark.parametrize("case", GRID_CASES, ids=[_grid_id(c) for c in GRID_CASES])
+def test_every_cell_for_every_seat_count(
+    case: tuple[tuple[bool, StanceKind, bool], int, str],
+) -> None:
+    (raiser, kind, reasoned), n, was = case
+    seats = seat_list(n)
+    steps: list[tuple[Side, int, Contract | None]] = [
+        ("A", 1, Contract(new_points=(NewPoint("T1", "a1"),)))
+    ]
+    if was == "resolved":
+        for seat in seats[1:]:
+            steps.append((seat, 2, Contract(stances=(StanceUpdate("I1", "agree", "yes"),))))
+    reason = "what changed my mind" if reasoned else ""
+    steps.append(("A" if raiser else "B", 3, Contract(stances=(StanceUpdate("I1", kind, reason),))))
+    before = replay(steps[:-1], present=lambda r: frozenset(seats)).issues[0]
+    (issue,) = replay(steps, present=lambda r: frozenset(seats)).issues
+    assert before.status == was
+    expected = GRID[(raiser, kind, reasoned)][0 if was == "open" else 1]
+    if (raiser, kind, reasoned, was) == (False, "agree", True, "open") and n > 2:
+        expected = "open"  # the other present seats said nothing yet
+    assert issue.status == expected
+    closed_by_it = issue.status != before.status and issue.status != "open"
+    if closed_by_it:  # who and why are recorded
+        assert issue.reason == reason
+        if issue.status == "dropped":
+            assert issue.resolution == ("conceded" if kind == "agree" else "drop")
+            assert "A" in issue.dropped_by
