@@ -602,7 +602,7 @@ PANEL_STOPS = [
 ]  # fmt: skip
 # Every row with three seats; with five where the seat count shows in the outcome.
 FIVE = ("every-other-seat-agrees", "no-contract", "one-seat-follows-the-contract-goes-on",
-        "cost-cap-blind-checked-once", "circular-break")  # fmt: skip
+        "cost-cap-blind-checked-once")  # fmt: skip
 PANEL_STOP_CASES = [(c, n) for c in PANEL_STOPS for n in (3, 5) if n == 3 or c.test_id in FIVE]
 
 
