@@ -114,10 +114,12 @@ def batch_short_ids(b: Batch) -> dict[str, str]:
 
 
 def round_shown(p: ItemStatus) -> str:
-    """The round a run is in (while it runs: the one under way), of its rounds."""
+    """The round a run is in (while it runs: the one under way; once a rule stopped it,
+    its Judge under way: the last round held), of its rounds."""
     if p.status == "pending":
         return f"–/{p.rounds}"
-    at = min(p.rounds_done + 1, p.rounds) if p.status == "running" else p.rounds_done
+    debating = p.status == "running" and p.stop_reason is None
+    at = min(p.rounds_done + 1, p.rounds) if debating else p.rounds_done
     return f"{at}/{p.rounds}"
 
 

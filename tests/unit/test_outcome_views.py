@@ -33,7 +33,7 @@ from collab.runners.inprocess import Reply
 from collab.state import RunState, stored_runs
 from collab.store import RunDir
 from tests.helpers import Cli
-from tests.unit.test_orchestrator import JUDGE, Run, config, debate, said
+from tests.unit.test_orchestrator import JUDGE, NO_BLOCK, Run, config, debate, said
 
 ANSI_COLOUR = re.compile(r"\x1b\[[0-9;]*3[0-9]m|\x1b\[[0-9;]*9[0-7]m")
 
@@ -245,6 +245,19 @@ def test_a_batch_shows_the_round_under_way_short_ids_and_verdicts(batch: Batch) 
         assert "verdict" in text and "split" in text
         # the topics get the room the ids no longer take
         assert ("Event sourcing on Kafka" if width >= 100 else "Event sourcing") in text
+
+
+def test_a_batch_run_that_stopped_shows_its_last_round_while_the_judge_runs(
+    batch: Batch,
+) -> None:
+    """No-contract stops after round 1 of 2: while its Judge runs it is not "round 2/2"."""
+    first = batch.items[0]
+    debate({}, NO_BLOCK, state=RunState.from_dict(RunDir(first.run_id).load()))
+    state = RunState.from_dict(RunDir(first.run_id).load())
+    assert (state.stop_reason, state.rounds_done()) == ("no-contract", 1)
+    state.status, state.judge = "running", None  # as it was once stopped, Judge under way
+    RunDir(first.run_id).save(state.to_dict())
+    assert round_shown(item_status(first)) == "1/2"
 
 
 def test_status_and_watch_take_a_batch_id(batch: Batch) -> None:
