@@ -260,12 +260,13 @@ def test_disk_full_mid_run_stops_before_the_next_turn_and_keeps_the_last_save(
     as_json: bool,
 ) -> None:
     n = 2
+    gate = tmp_path / "let-b-answer"  # B answers once the disk is full
     fake_agent.script(
         [
             JUDGE,
             turn_rule("A", 1, n, say("A1", new=[("Point A1", "evidence")])),
             # The disk fills while B thinks: its turn cannot be saved.
-            turn_rule("B", 1, n, say("B1 lost", sleep=3), say("B1 again")),
+            turn_rule("B", 1, n, say("B1 lost", wait_file=gate), say("B1 again")),
         ],
         KEEP_OPEN,
     )
@@ -278,6 +279,7 @@ def test_disk_full_mid_run_stops_before_the_next_turn_and_keeps_the_last_save(
     spawned.append(proc)
     wait_for_calls(fake_agent, "B", 1, n)
     filler = fill(home)
+    gate.touch()
     assert proc.wait() == 1, proc.err
 
     (run_id,) = [p.name for p in (home / "runs").iterdir()]
