@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import signal
+import threading
 from pathlib import Path
 
 import pytest
@@ -64,9 +65,29 @@ def test_blind_round_runs_both_sides_at_once_and_neither_sees_the_other(
     private_tmp: Path,
     runner: str,
 ) -> None:
-    blind_script(fake_agent)
+    # Each opening answers only once both round-1 calls have started: run one after the
+    # other, the first would wait for a second that never starts (no clock to race).
+    gate = fake_agent.dir / "both-started"
+    blind_script(
+        fake_agent,
+        a1=say("OPENING-A tokens scale", new=[("Stateless scaling", "ev-a")], wait_file=gate),
+        b1=say("OPENING-B sessions revoke", new=[("Revocation", "ev-b")], wait_file=gate),
+    )
+    both: list[bool] = []
+
+    def open_gate() -> None:
+        def started() -> bool:
+            calls = fake_agent.calls()
+            return bool(turn_calls(calls, "A", 1, N) and turn_calls(calls, "B", 1, N))
+
+        both.append(wait_until(started, 30, 0.05))
+        gate.touch()
+
+    opener = threading.Thread(target=open_gate, daemon=True)
+    opener.start()
     res = cli(*debate_args(rounds=N, runner=runner, opening="blind",
                                        extra=("--keep-temp",)))  # fmt: skip
+    opener.join()
     assert res.code == 0, res.err
     state = read_state(res.json()["run_id"])
     assert state.config.opening == "blind"
@@ -76,11 +97,10 @@ def test_blind_round_runs_both_sides_at_once_and_neither_sees_the_other(
     assert [(i.id, i.title, i.raised_by) for i in state.ledger().issues] == [
         ("I1", "Stateless scaling", "A"), ("I2", "Revocation", "B"),
     ]  # fmt: skip
-    # Overlap: each side's call started before the other's (a 1 s reply) had ended.
+    # Overlap: each side's call started while the other's was still waiting to answer.
+    assert both == [True]
     calls = fake_agent.calls()
-    (a1,) = turn_calls(calls, "A", 1, N)
-    (b1,) = turn_calls(calls, "B", 1, N)
-    assert abs(float(a1["time"]) - float(b1["time"])) < 0.9, (a1["time"], b1["time"])
+    assert len(turn_calls(calls, "A", 1, N)) == len(turn_calls(calls, "B", 1, N)) == 1
     # Neither round-1 prompt holds the other's opening; round 2's prompts hold both.
     p = prompts(private_tmp)
     assert "OPENING-B" not in p["r1-A-1"] and "OPENING-A" not in p["r1-B-1"]
