@@ -53,7 +53,7 @@ REQUIRED_SECTIONS: tuple[Section, ...] = (
 )
 
 _HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(?P<text>.*?)[ \t#]*$")
-_FENCE = re.compile(r"^ {0,3}(```|~~~)")
+_FENCE = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 # "1.", "2)", "iv." or "第1章"-free numbering before a heading's words.
 _NUMBER = re.compile(r"^(?:[0-9]+|[ivx]+)[.):．、]\s*|^[0-9]+\s+")
 _RETRY = {
@@ -77,15 +77,39 @@ def _norm(heading: str) -> str:
 
 def headings(text: str) -> list[str]:
     """Every ATX heading's words in ``text``, normalised (level, numbering, case gone);
-    a line inside a fenced code block is code, not a heading (as the ADR reads them)."""
-    found: list[str] = []
-    fenced = False
-    for line in text.splitlines():
-        if _FENCE.match(line):
-            fenced = not fenced
-        elif not fenced and (m := _HEADING.match(line)):
-            found.append(_norm(m["text"]))
-    return found
+    a line inside a fenced code block that closes is code, not a heading."""
+    lines = text.splitlines()
+    code = _fenced(lines)
+    return [
+        _norm(m["text"])
+        for n, line in enumerate(lines)
+        if n not in code and (m := _HEADING.match(line))
+    ]
+
+
+def _fenced(lines: list[str]) -> set[int]:
+    """The lines of each fenced code block that closes (with its own character, at least
+    as long, nothing after it); a fence never closed hides nothing (a stray one in prose
+    does not swallow the sections after it)."""
+    code: set[int] = set()
+    i = 0
+    while i < len(lines):
+        m = _FENCE.match(lines[i])
+        if m and not (m["fence"][0] == "`" and "`" in m["info"]):
+            char, size = m["fence"][0], len(m["fence"])
+            for j in range(i + 1, len(lines)):
+                c = _FENCE.match(lines[j])
+                if (
+                    c
+                    and c["fence"][0] == char
+                    and len(c["fence"]) >= size
+                    and not c["info"].strip()
+                ):
+                    code.update(range(i, j + 1))
+                    i = j
+                    break
+        i += 1
+    return code
 
 
 def missing_sections(text: str, ledger: Ledger) -> tuple[Section, ...]:
