@@ -79,7 +79,7 @@ def headings(text: str) -> list[str]:
     """Every ATX heading's words in ``text``, normalised (level, numbering, case gone);
     a line inside a fenced code block that closes is code, not a heading."""
     lines = text.splitlines()
-    code = _fenced(lines)
+    code = code_lines(lines)
     return [
         _norm(m["text"])
         for n, line in enumerate(lines)
@@ -87,7 +87,7 @@ def headings(text: str) -> list[str]:
     ]
 
 
-def _fenced(lines: list[str]) -> set[int]:
+def code_lines(lines: list[str]) -> set[int]:
     """The lines of each fenced code block that closes (with its own character, at least
     as long, nothing after it); a fence never closed hides nothing (a stray one in prose
     does not swallow the sections after it)."""

@@ -18,7 +18,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 
 from collab.decision import adr_status, current, superseded
-from collab.judge.answer import REQUIRED_SECTIONS, Section, headings
+from collab.judge.answer import REQUIRED_SECTIONS, Section, code_lines, headings
 from collab.ledger import Issue
 from collab.report.markup import demote_headings
 from collab.seats import Side
@@ -34,7 +34,6 @@ _ADR_SECTIONS: tuple[Section, ...] = (
     Section("actions", {"en": "Recommended actions", "ja": "推奨アクション"}),
 )
 _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$")
-_FENCE = re.compile(r"^ {0,3}(```|~~~)")
 MAX_TITLE = 120
 
 
@@ -54,14 +53,13 @@ def _key_of(line: str) -> str | None:
 
 def judge_sections(text: str) -> dict[str, str]:
     """The Judge's answer cut at its top-level headings (those at the shallowest level
-    used), by section key; a heading inside a code fence does not count."""
+    used), by section key; a heading inside a code fence that closes does not count (the
+    Judge check's rule: collab.judge.answer.code_lines)."""
     lines = text.replace("\r\n", "\n").split("\n")
     found: list[tuple[int, int, str]] = []  # (line, level, heading)
-    fenced = False
+    code = code_lines(lines)
     for n, line in enumerate(lines):
-        if _FENCE.match(line):
-            fenced = not fenced
-        elif not fenced and (m := _HEADING.match(line)):
+        if n not in code and (m := _HEADING.match(line)):
             found.append((n, len(m.group(1)), line))
     if not found:
         return {}

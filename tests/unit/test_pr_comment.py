@@ -132,3 +132,9 @@ def test_the_crux_is_found_as_the_judge_check_finds_it(judge_md: str) -> None:
 
 def test_no_crux_heading_no_crux_line() -> None:
     assert crux("## TL;DR\nThe crux is money.\n```\n## Crux\nin a fence\n```\n") is None
+
+
+def test_a_stray_unclosed_fence_does_not_hide_the_crux() -> None:
+    """As the Judge check reads it: a fence that never closes swallows nothing."""
+    judge_md = "## TL;DR\n- verdict ```bash\nx\n```\n~~~\ntilde\n~~~ tail\n\n## Crux\nWhy?\n"
+    assert crux(judge_md) == "Why?"
