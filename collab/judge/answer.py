@@ -124,6 +124,14 @@ def missing_sections(text: str, ledger: Ledger) -> tuple[Section, ...]:
     )
 
 
+def section_of(line: str, sections: tuple[Section, ...] = REQUIRED_SECTIONS) -> Section | None:
+    """The section of ``sections`` a heading line names (by the rules above), or None."""
+    found = headings(line)
+    if not found:
+        return None
+    return next((s for s in sections if any(_names_it(found[0], name) for name in s.names())), None)
+
+
 def _names_it(heading: str, name: str) -> bool:
     """ "minority report (position 2)" names "minority report"; "cruxes" does not."""
     rest = heading[len(name) :] if heading.startswith(name) else None

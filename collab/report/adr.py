@@ -18,7 +18,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 
 from collab.decision import adr_status, current, superseded
-from collab.judge.answer import REQUIRED_SECTIONS, Section, code_lines, headings
+from collab.judge.answer import REQUIRED_SECTIONS, Section, code_lines, section_of
 from collab.ledger import Issue
 from collab.report.markup import demote_headings
 from collab.seats import Side
@@ -39,16 +39,8 @@ MAX_TITLE = 120
 
 def _key_of(line: str) -> str | None:
     """The section a heading line names (normalised as collab.judge.answer does)."""
-    found = headings(line)
-    if not found:
-        return None
-    h = found[0]
-    for section in _ADR_SECTIONS:
-        for name in section.names():
-            rest = h[len(name) :] if h.startswith(name) else None
-            if rest is not None and not (rest[:1].isascii() and rest[:1].isalnum()):
-                return section.key
-    return None
+    section = section_of(line, _ADR_SECTIONS)
+    return None if section is None else section.key
 
 
 def judge_sections(text: str) -> dict[str, str]:

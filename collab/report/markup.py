@@ -31,6 +31,7 @@ from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 from markupsafe import Markup
 
+from collab.judge.answer import code_lines, section_of
 from collab.text import clean
 
 TAGS = frozenset({
@@ -138,21 +139,28 @@ def demote_headings(md: str) -> str:
 
 
 # The sections a reader needs first, in the Judge's English and Japanese headings.
-ANSWER_FIRST = ("TL;DR", "Crux", "争点の核心")
-_FENCE = re.compile(r"^\s{0,3}(```|~~~)")
+ANSWER_FIRST = ("tldr", "crux")  # the keys of collab.judge.answer.REQUIRED_SECTIONS
+_ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+")
 
 
 def answer_first(md: str) -> str:
-    """The Judge's ``## TL;DR`` and ``## Crux`` sections moved to the top (after any note
-    before the first section), the rest in the order written. Headings inside a code fence
-    are not sections."""
+    """The Judge's TL;DR and Crux sections moved to the top (after any note before the
+    first section), the rest in the order written. Sections are found as the Judge check
+    finds them (collab.judge.answer: any level, numbering or case, English or Japanese;
+    a heading in a code fence that closes is none), cut at the level of the shallowest
+    heading that names a required section (else at ``##``)."""
+    lines = md.splitlines()
+    code = code_lines(lines)
+    levels = {
+        n: len(m.group(1)) for n, line in enumerate(lines)
+        if n not in code and (m := _ATX.match(line))
+    }  # fmt: skip
+    named = [level for n, level in levels.items() if section_of(lines[n]) is not None]
+    cut = min(named, default=2)
     preamble: list[str] = []
     sections: list[list[str]] = []
-    fenced = False
-    for line in md.splitlines():
-        if _FENCE.match(line):
-            fenced = not fenced
-        if not fenced and line.startswith("## "):
+    for n, line in enumerate(lines):
+        if levels.get(n) == cut:
             sections.append([line])
         elif sections:
             sections[-1].append(line)
@@ -160,8 +168,9 @@ def answer_first(md: str) -> str:
             preamble.append(line)
 
     def rank(section: list[str]) -> int:
-        title = section[0][3:].strip()
-        return ANSWER_FIRST.index(title) if title in ANSWER_FIRST else len(ANSWER_FIRST)
+        found = section_of(section[0])
+        key = None if found is None else found.key
+        return ANSWER_FIRST.index(key) if key in ANSWER_FIRST else len(ANSWER_FIRST)
 
     ordered = sorted(sections, key=rank)  # stable: the others keep their order
     return "\n".join(preamble + [line for s in ordered for line in s]) + "\n"

@@ -124,3 +124,33 @@ def test_the_two_judge_calls_count_as_one() -> None:
     assert m.usage == Usage(15, 3, 1, 0)
     none = AgentMeta("claude", "m", 1, 0.5, 1)
     assert merged_meta(none, none).cost_usd is None and merged_meta(none, none).usage is None
+
+
+@pytest.mark.parametrize(
+    ("text", "first"),
+    [
+        ("## Agreements\n- a\n\n## Crux\nWhy?\n\n## TL;DR\n- yes\n", ["## TL;DR", "## Crux"]),
+        (
+            "## 合意点\n- a\n\n## 争点の核心\n問い\n\n## TL;DR\n- はい\n",
+            ["## TL;DR", "## 争点の核心"],
+        ),
+        (
+            "# Agreements\n- a\n\n# 2. crux\nWhy?\n\n# 1. TL;DR\n- yes\n",
+            ["# 1. TL;DR", "# 2. crux"],
+        ),
+        (
+            "# Summary\n\n### Agreements\n- a\n\n### CRUX\nWhy?\n\n### TL;DR\n- yes\n",
+            ["### TL;DR", "### CRUX"],
+        ),
+    ],
+    ids=["as-asked", "japanese", "level-1-numbered", "under-a-title-level-3-upper-case"],
+)
+def test_the_report_puts_the_answer_first_by_the_same_rules(text: str, first: list[str]) -> None:
+    """The HTML report's order (TL;DR, then the Crux) finds the sections the check found."""
+    from collab.report.markup import answer_first
+
+    out = answer_first(text)
+    heads = [line for line in out.splitlines() if line.lstrip().startswith("#")]
+    assert [h for h in heads if h in first] == first
+    assert heads.index(first[0]) < heads.index(first[1]) < len(heads) - 1
+    assert sorted(out.splitlines()) == sorted(text.splitlines())  # nothing lost
