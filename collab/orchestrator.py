@@ -188,10 +188,7 @@ class Orchestrator:
             self.state.error = str(exc)
             self._save()
             end = (exc.exit_code, str(exc))
-            exc.message = (
-                f"{exc.message}; state saved — fix it, then: collab resume {self.state.run_id}"
-            )
-            raise
+            raise exc.saved(self.state.run_id) from exc
         except StorageError as exc:  # nothing more can be saved: stop, say what was kept
             end = (self._stopped(exc).exit_code, str(exc))
             raise

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from collab.errors import Interrupted, PrerequisiteError
+from collab.errors import Interrupted, PrerequisiteError, RunnerError
 from collab.orchestrator import Orchestrator
 from collab.request import DebateRequest, build_config
 from collab.runners.base import TurnJob
@@ -290,6 +290,19 @@ def test_a_failing_side_cancels_the_other_through_the_flag() -> None:
     )
     assert (run.state.status, run.state.turns) == ("failed", [])
     assert run.kinds()[-1] == "run_finished"
+
+
+def test_an_error_that_ends_the_run_is_not_rewritten_in_flight() -> None:
+    """The run says how to go on in a new error of the same kind; the one raised below
+    keeps its message (nothing above patches what a lower layer raised)."""
+    lost = RunnerError("the pane is gone", hint="check tmux")
+    with pytest.raises(RunnerError) as caught:
+        debate({"r1-A": [Reply(error=lost)]}, opening="sequential")
+    raised = caught.value
+    assert raised is not lost and raised.__cause__ is lost
+    assert (lost.message, lost.hint) == ("the pane is gone", "check tmux")
+    assert raised.message.startswith("the pane is gone; state saved — fix it, then: collab resume ")
+    assert raised.hint == "check tmux" and raised.exit_code == lost.exit_code
 
 
 def test_ctrl_c_mid_run_saves_and_says_how_to_resume() -> None:
