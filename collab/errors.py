@@ -13,8 +13,6 @@ CollabError
 
 from __future__ import annotations
 
-from typing import Self
-
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
@@ -36,7 +34,7 @@ class CollabError(Exception):
     def __str__(self) -> str:
         return self.message if not self.hint else f"{self.message} ({self.hint})"
 
-    def saved(self, run_id: str) -> Self:
+    def saved(self, run_id: str) -> CollabError:
         """This error as it ends a run whose state was saved: a new error of the same
         kind that also says how to go on (the one raised below stays as it was)."""
         out = type(self).__new__(type(self), *self.args)
