@@ -9,7 +9,7 @@ import pytest
 
 from collab import lazy, secret_scan
 from collab.secret_scan import find_secrets, scan_text
-from tests.unit.test_secret_scan import GITHUB, PASSWORD, RSA_KEY, STRIPE, doc
+from tests.unit.test_secret_scan import CLEAN_CASES, GITHUB, PASSWORD, RSA_KEY, STRIPE, doc
 
 
 def _found(text: str, source: str) -> list[tuple[int, str]]:
@@ -67,3 +67,21 @@ def test_a_scan_leaves_requests_unloaded(monkeypatch: pytest.MonkeyPatch) -> Non
     secret_scan._without_requests()
     assert plugin in sys.modules
     assert type(sys.modules["requests"]) is lazy._Deferred
+
+
+@pytest.mark.parametrize("line", ['secret_id = "' + PASSWORD + '"', "PASSWORD_ID=" + PASSWORD])
+def test_a_value_named_as_an_id_is_not_a_secret(line: str) -> None:
+    """The engine's id filter (it needs the detector that found the value) still runs."""
+    assert _found(line + "\n", "notes.md") == []
+
+
+def test_clean_texts_stay_clean_as_they_would_be_sent() -> None:
+    """find_secrets also scans the text as the prompt would get it: that copy is never cut
+    short (a cut ``${DB_PASSWORD}`` would no longer read as a template)."""
+    contexts = [
+        (f"clean{i}/x{c.source.rsplit('/', 1)[-1]}", c.text)
+        for i, c in enumerate(CLEAN_CASES)
+        if c.source != "topic"
+    ]
+    topics = [(f"topic{i}", c.text) for i, c in enumerate(CLEAN_CASES) if c.source == "topic"]
+    assert find_secrets("A topic", contexts, others=topics) == []
