@@ -9,7 +9,15 @@ import pytest
 
 from collab import lazy, secret_scan
 from collab.secret_scan import find_secrets, scan_text
-from tests.unit.test_secret_scan import CLEAN_CASES, GITHUB, PASSWORD, RSA_KEY, STRIPE, doc
+from tests.unit.test_secret_scan import (
+    AZURE_KEY,
+    CLEAN_CASES,
+    GITHUB,
+    PASSWORD,
+    RSA_KEY,
+    STRIPE,
+    doc,
+)
 
 
 def _found(text: str, source: str) -> list[tuple[int, str]]:
@@ -85,3 +93,11 @@ def test_clean_texts_stay_clean_as_they_would_be_sent() -> None:
     ]
     topics = [(f"topic{i}", c.text) for i, c in enumerate(CLEAN_CASES) if c.source == "topic"]
     assert find_secrets("A topic", contexts, others=topics) == []
+
+
+def test_an_azure_key_named_on_a_line_nearby_is_found() -> None:
+    """The Azure storage detector reads the lines around the key (its context): the word
+    "azure" up to two lines away makes a bare key a hit, and without it the key is not one."""
+    text = doc("# Azure storage, uploads account", "", "key: " + AZURE_KEY)
+    assert _found(text, "notes.md") == [(3, "Azure Storage Account access key")]
+    assert _found(doc("# uploads", "", "key: " + AZURE_KEY), "notes.md") == []
