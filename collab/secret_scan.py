@@ -227,9 +227,9 @@ def _both(engine: _Engine, text: str, source: str) -> list[SecretHit]:
 
 
 def _target_name(path: str) -> str | None:
-    """For a symlink, why its target's name is refused: ``notes.md`` -> ``.env``."""
-    real = os.path.realpath(os.path.expanduser(path))
-    return None if real == os.path.abspath(os.path.expanduser(path)) else sensitive_name(real)
+    """Why the file's resolved path is refused: a symlink's target (``notes.md`` -> ``.env``),
+    or a name given relative to a refused directory (``config`` read from inside ``~/.kube``)."""
+    return sensitive_name(os.path.realpath(os.path.expanduser(path)))
 
 
 def check_inputs(
