@@ -74,3 +74,15 @@ def test_an_empty_reply_has_no_contract_and_never_raises() -> None:
     for reply in ("", "   \n"):
         got = parse(reply, IDS)
         assert (got.contract, got.error) == (None, "no json block found at the end of the reply")
+
+
+def test_two_bad_lists_are_both_named_in_the_error_separated_by_a_semicolon() -> None:
+    got = parse('```json\n{"new_points": "x", "stances": 5, "abstain": []}\n```', IDS)
+    why = (
+        "new_points (a list was expected, not a string); "
+        "stances (a list was expected, not a number); "
+        "abstain (a reason string was expected, not a list)"
+    )
+    assert (got.contract, got.error) == (None, why)
+    assert got.warnings == (f"dropped {why}",)
+    assert (got.sent, got.kept) == (0, 0)
