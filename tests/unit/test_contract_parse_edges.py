@@ -86,3 +86,33 @@ def test_two_bad_lists_are_both_named_in_the_error_separated_by_a_semicolon() ->
     assert (got.contract, got.error) == (None, why)
     assert got.warnings == (f"dropped {why}",)
     assert (got.sent, got.kept) == (0, 0)
+
+
+def test_why_a_json_block_gave_no_contract_is_said_in_full_with_its_repair_notes() -> None:
+    def said(reply: str) -> tuple[object, ...]:
+        got = parse(reply, IDS)
+        assert got.contract is None and got.prose == "P"
+        return got.error, got.warnings
+
+    assert said("P\n```json\n  \n```") == ("the json block is empty", ())
+    no_object = "the json block holds no JSON object"
+    assert said("P\n```json\nthis is not json\n```") == (
+        no_object, ("the json block was repaired",)
+    )  # fmt: skip
+    assert said("P\n```json\n[1, 2]\n") == (no_object, ("the json block was never closed",))
+    no_keys = "the json block has none of the keys new_points, stances, abstain"
+    assert said('P\n```json\n{"summary": "x",}\n```') == (
+        no_keys, ("the json block was repaired",)
+    )  # fmt: skip
+    assert said('P\n```json\n{"summary": "x"}\n') == (
+        no_keys, ("the json block was never closed",)
+    )  # fmt: skip
+
+
+def test_a_plain_untagged_block_after_a_json_one_is_named_as_the_last_block() -> None:
+    reply = 'P\n```json\n{"abstain": "x"}\n```\nthen\n```\nplain\n```'
+    got = parse(reply, IDS)
+    assert (got.prose, got.contract, got.warnings) == (reply, None, ())
+    assert got.error == (
+        "the last fenced block is untagged and holds no JSON object, not the json block"
+    )
