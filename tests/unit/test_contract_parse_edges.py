@@ -116,3 +116,10 @@ def test_a_plain_untagged_block_after_a_json_one_is_named_as_the_last_block() ->
     assert got.error == (
         "the last fenced block is untagged and holds no JSON object, not the json block"
     )
+
+
+def test_the_last_of_several_fenced_blocks_is_the_one_named() -> None:
+    reply = 'P\n```json\n{"abstain": "x"}\n```\n```sh\nls\n```\n```python\nprint(1)\n```'
+    got = parse(reply, IDS)
+    assert (got.contract, got.prose) == (None, reply)
+    assert got.error == "the last fenced block is tagged 'python', not the json block"
