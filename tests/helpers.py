@@ -22,6 +22,27 @@ def wait_until(pred: Callable[[], bool], timeout: float = 10.0, every: float = 0
     return pred()
 
 
+# id(schema) -> (schema, its validator): each schema checked against its metaschema once.
+_VALIDATORS: dict[int, tuple[Mapping[str, Any], Any]] = {}
+
+
+def schema_validate(doc: object, schema: Mapping[str, Any]) -> None:
+    """``jsonschema.validate(doc, schema)`` (the same checks, the same best-match error),
+    but the schema itself is checked against its metaschema once per session rather
+    than on every call: that check was ~95 % of the time of a validation."""
+    from jsonschema.exceptions import best_match
+    from jsonschema.validators import validator_for
+
+    hit = _VALIDATORS.get(id(schema))
+    if hit is None or hit[0] is not schema:
+        cls = validator_for(schema)
+        cls.check_schema(schema)
+        hit = _VALIDATORS[id(schema)] = (schema, cls(schema))
+    error = best_match(hit[1].iter_errors(doc))
+    if error is not None:
+        raise error
+
+
 def pid_alive(pid: int) -> bool:
     """True for a live, non-zombie process."""
     try:

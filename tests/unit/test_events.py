@@ -9,7 +9,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import pytest
 from rich.console import Console
 
@@ -50,6 +49,7 @@ from collab.events import (
 from collab.evidence import EvidenceCheck
 from collab.ledger import Issue, Ledger, SeverityChange
 from collab.report import SCHEMAS
+from tests.helpers import schema_validate
 
 SCHEMA = SCHEMAS["collab.event/1"]
 ISSUE = Issue(
@@ -107,7 +107,7 @@ def line(ev: Event, seq: int = 1) -> dict[str, Any]:
 @pytest.mark.parametrize("ev", EVERY_KIND, ids=lambda ev: f"{ev.kind}")
 def test_every_kind_is_schema_valid_json_and_reads_back_the_same(ev: Event) -> None:
     doc = json.loads(json.dumps(line(ev)))  # as a file holds it
-    jsonschema.validate(doc, SCHEMA)
+    schema_validate(doc, SCHEMA)
     assert from_json(doc) == Logged(1, 1700000000.5, ev)
 
 

@@ -35,6 +35,7 @@ from collab.runners.inprocess import SCRIPTED, SCRIPTED_AGENTS
 from collab.state import load_state
 from collab.stats import aggregate, run_stats
 from collab.store import RunDir, runs_dir
+from tests.helpers import schema_validate
 from tests.unit.test_orchestrator import JUDGE, debate, home_in_memory
 
 __all__ = ["home_in_memory"]  # the autouse fixture: COLLAB_HOME on tmpfs
@@ -194,8 +195,7 @@ def test_a_flip_is_shown_in_every_rendered_report() -> None:
         ["no new servers"],
         "O2",
     )
-    jsonschema = pytest.importorskip("jsonschema")
-    jsonschema.validate(json.loads(json.dumps(doc)), RESULT_V2)
+    schema_validate(json.loads(json.dumps(doc)), RESULT_V2)
 
 
 def test_no_options_no_favours_fields_and_a_named_favours_is_ignored() -> None:

@@ -11,7 +11,6 @@ import json
 import re
 from typing import Any, NamedTuple
 
-import jsonschema
 import pytest
 
 from collab.agents.catalogue import model_family
@@ -31,6 +30,7 @@ from collab.seats import seat_list
 from collab.state import RunState
 from collab.stats import aggregate, run_stats
 from collab.store import RunDir
+from tests.helpers import schema_validate
 from tests.unit.test_orchestrator import (  # noqa: F401 (home_in_memory: autouse)
     JUDGE,
     QUIET,
@@ -320,7 +320,7 @@ def test_one_family_is_said_beside_the_verdict_two_claude_seats_included() -> No
 def test_the_result_document_is_v2_with_seats_and_v1_is_still_known() -> None:
     run = panel(3, agreeing("B"), rounds=2)
     doc = json.loads(json.dumps(result_document(run.state, RunDir(run.state.run_id))))
-    jsonschema.validate(doc, SCHEMAS["collab.result/2"])
+    schema_validate(doc, SCHEMAS["collab.result/2"])
     assert doc["schema"] == "collab.result/2"
     assert [s["label"] for s in doc["seats"]] == ["A", "B", "C"]
     assert doc["seats"][2] == {"label": "C", "name": "Operator", "agent": SCRIPTED,
@@ -333,7 +333,7 @@ def test_the_result_document_is_v2_with_seats_and_v1_is_still_known() -> None:
     v1 = {**doc, "schema": "collab.result/1"}
     for key in ("seats", "family_note", "seats_answered"):
         v1.pop(key)
-    jsonschema.validate(v1, SCHEMAS["collab.result/1"])
+    schema_validate(v1, SCHEMAS["collab.result/1"])
 
 
 def test_stats_give_the_verdict_mix_by_seat_count() -> None:

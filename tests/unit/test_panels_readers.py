@@ -104,12 +104,13 @@ def test_mcp_debate_ask_offers_every_seat() -> None:
     import jsonschema
 
     from collab.mcp_server.tools import TOOLS
+    from tests.helpers import schema_validate
 
     (ask,) = [t for t in TOOLS if t.name == "debate_ask"]
     for seat in ("A", "C", "E", "judge"):
-        jsonschema.validate({"run_id": "r", "question": "Why?", "seat": seat}, ask.input_schema)
+        schema_validate({"run_id": "r", "question": "Why?", "seat": seat}, ask.input_schema)
     with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate({"run_id": "r", "question": "Why?", "seat": "F"}, ask.input_schema)
+        schema_validate({"run_id": "r", "question": "Why?", "seat": "F"}, ask.input_schema)
 
 
 def test_prerequisites_check_every_seats_agent_before_anything_starts() -> None:
