@@ -10,6 +10,7 @@ silently give a role no stance.
 
 from __future__ import annotations
 
+import functools
 import tomllib
 from pathlib import Path
 
@@ -171,15 +172,23 @@ def _toml_files(directory: Path) -> list[Path]:
 
 def _load_file(path: Path, source: str) -> Preset:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise UsageError(f"preset file {path}: invalid TOML: {exc}") from None
+        text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"preset file {path}: cannot read: {exc}") from None
     try:
-        return _build(path.stem, data, source)
+        return _parsed(path.stem, text, source)
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"preset file {path}: invalid TOML: {exc}") from None
     except ValueError as exc:
         raise UsageError(f"preset file {path}: {exc}") from None
+
+
+@functools.lru_cache(maxsize=256)
+def _parsed(key: str, text: str, source: str) -> Preset:
+    """A preset file's text as a (frozen) Preset, parsed once per text: every debate and
+    view reads all the presets, and parsing the TOML was most of that (a file read is
+    not; an edited file is new text, parsed again)."""
+    return _build(key, tomllib.loads(text), source)
 
 
 def _build(key: str, data: dict[str, object], source: str) -> Preset:
