@@ -101,6 +101,10 @@ class RoundOrder:
     at_once: bool
 
 
+def _same(a: tuple[object, ...], b: tuple[object, ...]) -> bool:
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
+
+
 # A turn that counts as the seat answering its round (the others failed: the seat is
 # absent for that round unless it answered).
 ANSWERED = ("ok", "abstain")
@@ -144,6 +148,13 @@ class RunState:
     # older runs); the Judge's Position 1…N in seat order (``judge_first`` is its first).
     round_orders: list[RoundOrder] = field(default_factory=list)
     judge_order: tuple[Seat, ...] = ()
+    # :meth:`ledger`'s last answer per ``upto_round``, with what it was replayed from (the
+    # config, the stance table and the turns, all immutable, compared by identity): a
+    # run is saved after every step with its ledger and every round's, which replayed
+    # the whole run each time (most of the cost of a save).
+    _ledgers: dict[int | None, tuple[tuple[object, ...], Ledger]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def note_for(self, round_no: int) -> str | None:
         """The decider's note for a round added by ``collab continue`` (None: no note)."""
@@ -197,6 +208,15 @@ class RunState:
     # -- derived -------------------------------------------------------------------
     def ledger(self, upto_round: int | None = None) -> Ledger:
         turns = [t for t in self.turns if upto_round is None or t.round_no <= upto_round]
+        made_of = (self.config, self.stance_table, *turns)
+        cached = self._ledgers.get(upto_round)
+        if cached is not None and _same(cached[0], made_of):
+            return cached[1]
+        ledger = self._replayed(turns)
+        self._ledgers[upto_round] = (made_of, ledger)
+        return ledger
+
+    def _replayed(self, turns: list[TurnRecord]) -> Ledger:
         present = {r: self.present(r) for r in {t.round_no for t in turns}}
         ledger = replay(
             ((t.side, t.round_no, t.contract) for t in turns), self.stance_table,

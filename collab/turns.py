@@ -64,7 +64,11 @@ class TurnRecord:
         return sum(known) if known else None
 
     def to_dict(self) -> dict[str, object]:
-        d = asdict(self)
+        # Field by field, not asdict(self), which deep-copied the contract only for it to
+        # be replaced here (a run is saved after every step with all its turns).
+        d: dict[str, object] = {f.name: getattr(self, f.name) for f in _TURN_FIELDS}
+        d["meta"] = asdict(self.meta)
+        d["reask"] = None if self.reask is None else asdict(self.reask)
         d["contract"] = None if self.contract is None else contract_to_dict(self.contract)
         d["warnings"] = list(self.warnings)
         d["evidence_checks"] = [asdict(c) for c in self.evidence_checks]
@@ -129,3 +133,4 @@ def usage_from_fields(f: Fields) -> Usage:
 
 
 _USAGE_KEYS = tuple(u.name for u in fields(Usage))
+_TURN_FIELDS = fields(TurnRecord)
