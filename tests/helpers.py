@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import os
@@ -41,6 +42,19 @@ def schema_validate(doc: object, schema: Mapping[str, Any]) -> None:
     error = best_match(hit[1].iter_errors(doc))
     if error is not None:
         raise error
+
+
+@functools.cache
+def whole_command() -> Any:
+    """``collab.cli.app`` as the click command typer makes of it, made once a session:
+    typer's ``CliRunner.invoke(app)`` makes it anew on every call (every command's
+    options, ~50 ms); ``click.testing.CliRunner().invoke(whole_command(), ...)`` runs
+    the same command the same way."""
+    from typer.main import get_command
+
+    from collab.cli import app
+
+    return get_command(app)
 
 
 def pid_alive(pid: int) -> bool:

@@ -12,14 +12,13 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 import pytest
+from click.testing import CliRunner
 from jsonschema import Draft202012Validator
 from rich.console import Console
-from typer.testing import CliRunner
 
 from collab import eventlog
 from collab.batch.entries import Entry
 from collab.batch.record import Batch, item_status
-from collab.cli import app
 from collab.cli.batch_view import progress_table, round_shown
 from collab.cli.finish import outcome_line, print_outcome
 from collab.cli.tables import batch_table
@@ -32,7 +31,7 @@ from collab.runners.base import TurnJob
 from collab.runners.inprocess import Reply
 from collab.state import RunState, stored_runs
 from collab.store import RunDir
-from tests.helpers import Cli
+from tests.helpers import Cli, whole_command
 from tests.unit.test_orchestrator import JUDGE, NO_BLOCK, Run, config, debate, said
 
 ANSI_COLOUR = re.compile(r"\x1b\[[0-9;]*3[0-9]m|\x1b\[[0-9;]*9[0-7]m")
@@ -165,7 +164,8 @@ def test_a_list_row_that_cannot_be_replayed_has_no_outcome() -> None:
 
 
 def cli(*args: str, width: int = 160) -> tuple[int, str]:
-    res = CliRunner().invoke(app, list(args), env={"COLUMNS": str(width), "NO_COLOR": "1"})
+    env = {"COLUMNS": str(width), "NO_COLOR": "1"}
+    res = CliRunner().invoke(whole_command(), list(args), env=env)
     return res.exit_code, res.output
 
 

@@ -11,10 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from rich.console import Console
-from typer.testing import CliRunner
 
-from collab.cli import app
 from collab.cli.console import stderr_console
 from collab.cli.finish import resume_recap
 from collab.cli.live import DebateView
@@ -22,6 +21,7 @@ from collab.orchestrator import Orchestrator
 from collab.runners.inprocess import SCRIPTED_AGENTS, InProcessRunner, Reply, script
 from collab.state import RunState
 from collab.store import RunDir, new_run_id
+from tests.helpers import whole_command
 from tests.unit.test_orchestrator import config, fresh_point
 from tests.unit.test_outcome_views import finished, interrupted
 
@@ -30,7 +30,8 @@ COMMANDS = ["debate", "batch", "resume", "status", "attach", "export", "presets"
 
 
 def cli(*args: str, width: int = 160) -> tuple[int, str]:
-    res = CliRunner().invoke(app, list(args), env={"COLUMNS": str(width), "NO_COLOR": "1"})
+    env = {"COLUMNS": str(width), "NO_COLOR": "1"}
+    res = CliRunner().invoke(whole_command(), list(args), env=env)
     return res.exit_code, res.output
 
 
