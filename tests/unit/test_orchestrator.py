@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
-import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,18 +31,13 @@ from collab.store import RunDir, new_run_id
 from tests.helpers import JUDGE_REST
 
 Answer = Reply | str
-SHM = Path("/dev/shm")
 
 
 @pytest.fixture(autouse=True)
-def home_in_memory(hermetic_env: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """COLLAB_HOME on tmpfs where there is one: the run's fsyncs then cost nothing."""
-    if not SHM.is_dir() or not os.access(SHM, os.W_OK):
-        yield
-        return
-    with tempfile.TemporaryDirectory(dir=SHM, prefix="collab-test-") as home:
-        monkeypatch.setenv("COLLAB_HOME", home)
-        yield
+def home_in_memory(hermetic_env: Path) -> Iterator[None]:
+    """COLLAB_HOME on tmpfs where there is one: tests/unit/conftest.py now does it for
+    every unit test (kept for the modules that import it)."""
+    yield
 
 
 def said(
