@@ -24,7 +24,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from collab.errors import DamagedRun, RunLockedError, StorageError, UsageError
-from collab.json_text import dumps_indented
 from collab.migrations import LATEST, migrate
 from collab.paths import collab_home
 from collab.records import record
@@ -315,7 +314,7 @@ def _valid_id(run_id: str) -> bool:
 def _document(state: dict[str, object]) -> str:
     state["schema_version"] = SCHEMA_VERSION
     state["updated"] = _now()
-    return dumps_indented(state)  # json.dumps(state, ensure_ascii=False, indent=1)
+    return json.dumps(state, ensure_ascii=False, indent=1)
 
 
 def _now() -> str:
