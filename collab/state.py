@@ -488,13 +488,28 @@ def load_state(run_dir: RunDir) -> RunState:
 
 def state_damage(raw: Mapping[str, object]) -> str | None:
     """Why a loaded state.json is not a run :func:`load_state` would read (None if it is)."""
+    return parse_state(raw)[1]
+
+
+def parse_state(raw: Mapping[str, object]) -> tuple[RunState | None, str | None]:
+    """A loaded state.json as the run :func:`load_state` would read, or why it is not one."""
     try:
-        RunState.from_dict(raw)
+        return RunState.from_dict(raw), None
     except DamagedField as exc:
-        return f"state.json is damaged ({exc})"
-    return None
+        return None, f"state.json is damaged ({exc})"
 
 
 def stored_runs() -> list[StoredRun]:
-    """Every kept run, newest first, the damaged ones with what is wrong with them."""
-    return scan_runs(validate=state_damage)
+    """Every kept run, newest first, the damaged ones with what is wrong with them; each
+    run's state.json read and parsed once (its RunState in ``parsed``)."""
+    return scan_runs(parse=parse_state)
+
+
+def parsed_run(run: StoredRun) -> RunState | None:
+    """``run``'s state as a RunState: the one :func:`stored_runs` parsed, else parsed now
+    (a StoredRun made by hand); None for a damaged run or a state that is not a run."""
+    if isinstance(run.parsed, RunState):
+        return run.parsed
+    if run.state is None or run.damage is not None:
+        return None
+    return parse_state(run.state)[0]

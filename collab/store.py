@@ -260,18 +260,23 @@ class RunDir:
 
 @record
 class StoredRun:
-    """One entry of ``runs/``: its state as loaded, or why it cannot be read."""
+    """One entry of ``runs/``: its state as loaded, or why it cannot be read; ``parsed``
+    is what :func:`scan_runs`'s ``parse`` made of the state (:mod:`collab.state`'s
+    ``RunState``), so a caller never parses a state.json twice."""
 
     run_id: str
     state: dict[str, object] | None
     damage: str | None = None
+    parsed: object | None = None
 
 
-def scan_runs(
-    root: Path | None = None, validate: Callable[[dict[str, object]], str | None] | None = None
-) -> list[StoredRun]:
-    """Every run, newest first, damaged ones too (``validate`` returns the damage it finds
-    in a state that did load, or None)."""
+# A loaded state → (what it parses to, None) or (None, the damage found in it).
+Parse = Callable[[dict[str, object]], tuple[object | None, str | None]]
+
+
+def scan_runs(root: Path | None = None, parse: Parse | None = None) -> list[StoredRun]:
+    """Every run, newest first, damaged ones too; each state.json is read and parsed
+    once (``parse`` returns what a state that did load parses to, or the damage in it)."""
     base = root or runs_dir()
     if not base.exists():
         return []
@@ -292,7 +297,8 @@ def scan_runs(
         except DamagedRun as exc:
             out.append(StoredRun(entry.name, None, exc.reason))
             continue
-        out.append(StoredRun(entry.name, state, None if validate is None else validate(state)))
+        parsed, damage = (None, None) if parse is None else parse(state)
+        out.append(StoredRun(entry.name, state, damage, parsed))
     out.sort(key=lambda r: (_when(r), r.run_id), reverse=True)
     return out
 

@@ -16,7 +16,7 @@ from collab.ledger import counts, ledger_to_dict, open_blocking
 from collab.outcome import outcome_of, shown_stop_reason
 from collab.panel import issue_tally, one_family_note, seat_infos
 from collab.presets import Preset
-from collab.state import RunState
+from collab.state import RunState, parsed_run
 from collab.stats import run_stats
 from collab.store import RunDir, StoredRun
 
@@ -173,11 +173,11 @@ def run_row(run: StoredRun) -> dict[str, object]:
         "cost_usd": _num(raw.get("cost_usd")),
         "reason": run.damage,
     }
-    if not damaged and run.state is not None:
+    if not damaged and (state := parsed_run(run)) is not None:
         # The outcome needs the ledger, replayed from the turns; a row of what could be
-        # read has none.
+        # read has none. The RunState is the one stored_runs parsed: no second parse.
         with contextlib.suppress(DamagedField):
-            row |= outcome_of(RunState.from_dict(run.state)).fields()
+            row |= outcome_of(state).fields()
     return row
 
 

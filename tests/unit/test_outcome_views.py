@@ -8,8 +8,10 @@ from __future__ import annotations
 import io
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
+from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -150,6 +152,35 @@ def test_list_and_status_documents_carry_the_outcome() -> None:
         assert result["stop_reason"] == reason
     # state.json itself keeps no stop reason for it: a resume must find the rule unset
     assert RunDir(cut.run_id).load()["stop_reason"] is None
+
+
+def test_a_listing_reads_and_parses_each_state_json_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    done, cut = finished().state, interrupted().state
+    bad = RunDir("20261130-101502-badbad")
+    bad.create({"run_id": bad.run_id, "config": {"topic": "x", "rounds": "two"}})
+    reads: list[str] = []
+    parses: list[object] = []
+    read_text, from_dict = Path.read_text, RunState.from_dict
+
+    def counted_read(path: Path, *args: Any, **kwargs: Any) -> str:
+        if path.name == "state.json":
+            reads.append(path.parent.name)
+        return read_text(path, *args, **kwargs)
+
+    def counted_parse(d: Mapping[str, object]) -> RunState:
+        parses.append(d.get("run_id"))
+        return from_dict(d)
+
+    monkeypatch.setattr(Path, "read_text", counted_read)
+    monkeypatch.setattr(RunState, "from_dict", staticmethod(counted_parse))
+    rows = {r["run_id"]: r for r in list_document(stored_runs())["runs"]}  # type: ignore[attr-defined]
+    ids = [done.run_id, cut.run_id, bad.run_id]
+    assert sorted(reads) == sorted(ids) and sorted(parses) == sorted(ids)  # once each
+    assert rows[done.run_id]["verdict"] == "split"  # the outcome, from that one parse
+    assert rows[bad.run_id]["status"] == "damaged"
+    assert "state.config" in str(rows[bad.run_id]["reason"])
 
 
 def test_a_list_row_that_cannot_be_replayed_has_no_outcome() -> None:
