@@ -11,7 +11,7 @@ from collab.ledger import Ledger
 from collab.plan import Plan, make_plan, past_costs, price_per_mtok
 from collab.prices import load_prices
 from collab.prompts import Prompts
-from collab.state import RunState, stored_runs
+from collab.state import RunState, parsed_run, stored_runs
 
 # The newest runs read for past costs (a run's state.json is a few hundred kB at most).
 PAST_RUNS = 200
@@ -23,11 +23,8 @@ def past_states(limit: int = PAST_RUNS) -> list[RunState]:
         runs = stored_runs()
     except (OSError, StorageError):
         return []
-    out = []
-    for stored in islice((r for r in runs if r.state is not None and r.damage is None), limit):
-        assert stored.state is not None
-        out.append(RunState.from_dict(stored.state))
-    return out
+    parsed = (parsed_run(r) for r in runs if r.state is not None and r.damage is None)
+    return [state for state in islice(parsed, limit) if state is not None]  # parsed once
 
 
 def plan_for(cfg: DebateConfig, states: list[RunState] | None = None) -> Plan:

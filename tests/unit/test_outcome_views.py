@@ -27,6 +27,7 @@ from collab.cli.tables import batch_table
 from collab.control import status_document
 from collab.control.progress import Progress, remaining_s
 from collab.events import Heartbeat, RunStarted, TurnFinished, TurnStarted
+from collab.planning import past_states
 from collab.report import SCHEMAS, list_document, result_document
 from collab.run_ids import match, short_id, short_ids
 from collab.runners.base import TurnJob
@@ -181,6 +182,10 @@ def test_a_listing_reads_and_parses_each_state_json_once(
     assert rows[done.run_id]["verdict"] == "split"  # the outcome, from that one parse
     assert rows[bad.run_id]["status"] == "damaged"
     assert "state.config" in str(rows[bad.run_id]["reason"])
+    reads.clear()
+    parses.clear()  # the plan's past costs read the same runs the same way
+    assert sorted(s.run_id for s in past_states()) == sorted([done.run_id, cut.run_id])
+    assert sorted(reads) == sorted(ids) and sorted(parses) == sorted(ids)
 
 
 def test_a_list_row_that_cannot_be_replayed_has_no_outcome() -> None:
