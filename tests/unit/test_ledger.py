@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import NamedTuple
 
 import pytest
@@ -239,3 +240,24 @@ def test_to_dict_shape() -> None:
     (row,) = ledger_to_dict(ledger)
     assert row["dropped_by"] == ["A", "B"]
     assert row["status"] == "dropped"
+
+
+def test_every_seats_evidence_and_checks_survive_the_round_trip_through_the_saved_item() -> None:
+    """A panel's seats C–E write their evidence and checks into the saved ledger item, and
+    the state's reader gets back the same issue."""
+    from collab.evidence import EvidenceCheck
+    from collab.fields import Fields
+    from collab.state import issue_from_fields
+
+    check = (EvidenceCheck("a.py:3", None, "verified"),)
+    issue = Issue(
+        "I1", "T", "C", "open", "ea", "eb", 1, 2, evidence_c="ec", evidence_d="ed",
+        evidence_e="ee", checks_c=check, checks_d=check, checks_e=check,
+    )  # fmt: skip
+    (row,) = ledger_to_dict(Ledger((issue,)))
+    for seat in "cde":
+        assert row[f"evidence_{seat}"] == f"e{seat}"
+        assert row[f"checks_{seat}"] == [{"cite": "a.py:3", "quote": None, "status": "verified"}]
+    assert issue_from_fields(Fields(row, "ledger[0]")) == issue
+    (two_seats,) = ledger_to_dict(Ledger((replace(issue, evidence_c="", checks_c=()),)))
+    assert "evidence_c" not in two_seats and "checks_c" not in two_seats

@@ -21,6 +21,7 @@ from collab.ledger import (
     apply,
     effect,
     replay,
+    resolves,
     tally,
 )
 from collab.seats import seat_list
@@ -87,6 +88,10 @@ def test_stance_table(cell: Cell) -> None:
     assert issue.evidence(side) == (cell.reason or (OPENED.issues[0].evidence(side)))
     assert (issue.round_updated == 2) is cell.changed
     assert (issue != OPENED.issues[0]) is cell.changed
+    # only a stance that changed the issue and does something by the table is kept as the
+    # seat's latest (v1: a raiser's reasoned agree updates its evidence, yet is no stance)
+    acted = effect(cell.table, cell.raiser, cell.stance, bool(cell.reason)) != "nothing"
+    assert (issue.stance_of(side) is not None) is (acted and cell.changed)
 
 
 def test_the_table_is_whole() -> None:
@@ -389,3 +394,23 @@ def test_every_cell_for_every_seat_count(
         if issue.status == "dropped":
             assert issue.resolution == ("conceded" if kind == "agree" else "drop")
             assert "A" in issue.dropped_by
+
+
+@pytest.mark.parametrize("quorum", [None, 1])
+def test_no_agree_never_resolves_even_with_no_other_seat_present(quorum: int | None) -> None:
+    (issue,) = OPENED.issues
+    assert not resolves(issue, frozenset({"A"}), quorum)
+    assert not resolves(issue, frozenset({"A", "B"}), quorum)
+
+
+def test_a_seat_that_stepped_away_is_tallied_as_dropping_not_silent() -> None:
+    seats = seat_list(4)
+    steps: list[tuple[Side, int, Contract | None]] = [
+        ("A", 1, Contract(new_points=(NewPoint("T1", "a1"),))),
+        ("B", 2, Contract(stances=(StanceUpdate("I1", "drop", "moot"),))),
+        ("C", 2, Contract(stances=(StanceUpdate("I1", "contest", "no"),))),
+    ]
+    (issue,) = replay(steps, present=lambda r: frozenset(seats)).issues
+    assert tally(issue, seats) == {
+        "agree": (), "contest": ("C",), "drop": ("B",), "silent": ("D",)
+    }  # fmt: skip
