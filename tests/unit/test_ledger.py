@@ -247,17 +247,21 @@ def test_every_seats_evidence_and_checks_survive_the_round_trip_through_the_save
     the state's reader gets back the same issue."""
     from collab.evidence import EvidenceCheck
     from collab.fields import Fields
+    from collab.ledger import LatestStance
     from collab.state import issue_from_fields
 
     check = (EvidenceCheck("a.py:3", None, "verified"),)
     issue = Issue(
         "I1", "T", "C", "open", "ea", "eb", 1, 2, evidence_c="ec", evidence_d="ed",
         evidence_e="ee", checks_c=check, checks_d=check, checks_e=check,
+        stances=(LatestStance("B", "agree", "fair", 2), LatestStance("D", "contest", "no", 2)),
     )  # fmt: skip
     (row,) = ledger_to_dict(Ledger((issue,)))
     for seat in "cde":
         assert row[f"evidence_{seat}"] == f"e{seat}"
         assert row[f"checks_{seat}"] == [{"cite": "a.py:3", "quote": None, "status": "verified"}]
-    assert issue_from_fields(Fields(row, "ledger[0]")) == issue
-    (two_seats,) = ledger_to_dict(Ledger((replace(issue, evidence_c="", checks_c=()),)))
-    assert "evidence_c" not in two_seats and "checks_c" not in two_seats
+    back = issue_from_fields(Fields(row, "ledger[0]"))
+    assert back == issue
+    assert back.stances == issue.stances  # not compared by ==: read them too
+    (two_seats,) = ledger_to_dict(Ledger((replace(issue, evidence_c="", checks_c=(), stances=()),)))
+    assert not {"evidence_c", "checks_c", "stances"} & set(two_seats)
