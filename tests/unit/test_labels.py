@@ -5,7 +5,7 @@ from typing import NamedTuple
 
 import pytest
 
-from collab.judge.labels import Labels, first_side
+from collab.judge.labels import Labels, first_side, judge_order
 
 L = Labels(first="B", name_a="Advocate", name_b="Devil's Advocate")
 
@@ -80,3 +80,17 @@ MANY = [
 @pytest.mark.parametrize("row", MANY, ids=[r.test_id for r in MANY])
 def test_a_list_of_positions_becomes_the_list_of_names(row: Many) -> None:
     assert PANEL.reveal(row.judge) == row.shown
+
+
+@pytest.mark.parametrize("n", [3, 4, 5])
+def test_a_panels_position_order_is_any_order_of_its_seats(n: int) -> None:
+    """Every seat of a panel can be any Position: across runs each is Position 1 about as
+    often as the others, and with three seats all six orders are drawn."""
+    seats = ("A", "B", "C", "D", "E")[:n]
+    orders = [judge_order(f"20261201-101500-{k:06x}", seats) for k in range(600)]
+    assert all(sorted(o) == list(seats) for o in orders)
+    first = Counter(o[0] for o in orders)
+    assert set(first) == set(seats)
+    assert all(600 / n * 0.7 < first[s] < 600 / n * 1.3 for s in seats), first
+    if n == 3:
+        assert len(set(orders)) == 6
