@@ -252,6 +252,11 @@ def test_the_fallback_summary_of_a_panel_never_says_both_sides(lang: str) -> Non
     three.stop_reason = "converged-early"
     text = fallback_summary(three)
     assert "I3" in text and both not in text, [x for x in text.splitlines() if both in x]
+    said = {  # every seat converged, not "both sides"
+        "en": "- Stopped: converged-early",
+        "ja": "- 終了理由: 各席が収束しました (converged-early)",
+    }
+    assert said[lang] in text.splitlines()[4]
     pair = debate({}, fresh_point, rounds=1, lang=lang).state
     assert both in fallback_summary(pair)
 
