@@ -301,3 +301,18 @@ def test_a_title_with_markdown_renders_as_text_in_the_report() -> None:
     # I3 agreed, I1 open, I1 settle, I2 dropped; the table's three rows
     assert page.count(text) == 7, page
     assert "<td>[⛔ blocking] " + text + "</td>" in page
+
+
+def test_a_panels_table_adds_a_named_column_per_seat_with_evidence() -> None:
+    """Seats C–E get an "evidence C"… column (ja: "Cの根拠") once one of them has evidence."""
+    from collab.ledger import Issue
+
+    issue = Issue("I1", "t", "C", "open", "", "eb", 1, 1, evidence_c="ec", evidence_e="ee")
+    assert ledger_markdown((issue,)).splitlines()[:3] == [
+        "| id | status | issue | raised by | evidence A | evidence B | evidence C | evidence E |",
+        "|---|---|---|---|---|---|---|---|",
+        "| I1 | 🟡 open | t | C |  | eb | ec | ee |",
+    ]
+    assert ledger_markdown((issue,), "ja").splitlines()[0] == (
+        "| id | 状態 | 論点 | 提起 | Aの根拠 | Bの根拠 | Cの根拠 | Eの根拠 |"
+    )
