@@ -399,3 +399,19 @@ def test_a_failed_evidence_line_is_cut_at_300_characters() -> None:
     marks = ", ".join(f"src/module_{n}.py:{n} ✗ wrong-line" for n in range(20))
     full = f"I1, Role B: {marks}"
     assert line == f"{full[:300]}…[truncated {len(full) - 300} chars]"
+
+
+def test_a_panels_ledger_rows_carry_every_seats_evidence_and_elide_it_when_stale() -> None:
+    """The debaters' table of a three-seat run: a column per seat, each seat's cell cut on a
+    live row and "·" on a stale one, like A's and B's."""
+    from collab.prompt_views import ELIDED, live_ledger_rows
+
+    ledger = Ledger(
+        (
+            Issue("I1", "t", "C", "open", "ea", "eb", 1, 3, evidence_c="c" * 100),
+            Issue("I2", "t", "C", "open", "ea", "eb", 1, 1, evidence_c="ec"),  # stale
+        )
+    )
+    live, stale = live_ledger_rows(ledger, 4, ("A", "B", "C"))
+    assert live.evidence == ("ea", "eb", f"{'c' * 80}…[truncated 20 chars]")
+    assert stale.evidence == (ELIDED, ELIDED, ELIDED)
