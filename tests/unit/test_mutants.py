@@ -415,3 +415,26 @@ def test_a_panels_ledger_rows_carry_every_seats_evidence_and_elide_it_when_stale
     live, stale = live_ledger_rows(ledger, 4, ("A", "B", "C"))
     assert live.evidence == ("ea", "eb", f"{'c' * 80}…[truncated 20 chars]")
     assert stale.evidence == (ELIDED, ELIDED, ELIDED)
+
+
+@pytest.mark.parametrize(
+    ("n", "lang", "others"),
+    [
+        (2, "en", "Bo"),
+        (3, "en", "Bo and Cy"),
+        (4, "en", "Bo, Cy and Di"),
+        (5, "en", "Bo, Cy, Di and Ed"),
+        (5, "ja", "Bo、Cy、Di、Ed"),
+    ],
+)
+def test_a_seat_answers_every_other_seat_by_name(n: int, lang: str, others: str) -> None:
+    """Who a debater's prompt says it debates: its one opponent, or a panel's others joined."""
+    from collab.config import DebateConfig, Role
+    from collab.prompt_views import RoleView, speaker
+
+    names = {"A": "Al", "B": "Bo", "C": "Cy", "D": "Di", "E": "Ed"}
+    roles = [Role(s, name, "") for s, name in names.items()]
+    cfg = DebateConfig("T", roles[0], roles[1], more_roles=tuple(roles[2:n]), lang=lang)  # type: ignore[arg-type]
+    opponent = speaker(cfg, "A")["opponent"]
+    assert isinstance(opponent, RoleView)
+    assert (opponent.name, opponent.side) == (others, "/".join("BCDE"[: n - 1]))
