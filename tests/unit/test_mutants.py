@@ -433,8 +433,9 @@ def test_a_seat_answers_every_other_seat_by_name(n: int, lang: str, others: str)
     from collab.prompt_views import RoleView, speaker
 
     names = {"A": "Al", "B": "Bo", "C": "Cy", "D": "Di", "E": "Ed"}
-    roles = [Role(s, name, "") for s, name in names.items()]
+    roles = [Role(s, name, f"{name} argues") for s, name in names.items()]
     cfg = DebateConfig("T", roles[0], roles[1], more_roles=tuple(roles[2:n]), lang=lang)  # type: ignore[arg-type]
-    opponent = speaker(cfg, "A")["opponent"]
-    assert isinstance(opponent, RoleView)
-    assert (opponent.name, opponent.side) == (others, "/".join("BCDE"[: n - 1]))
+    # one opponent: its whole role (a template may show its description); a panel's others:
+    # their seats and names joined, no one description
+    described = "Bo argues" if n == 2 else ""
+    assert speaker(cfg, "A")["opponent"] == RoleView("/".join("BCDE"[: n - 1]), others, described)  # type: ignore[arg-type]
