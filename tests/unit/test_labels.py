@@ -25,6 +25,7 @@ ROWS = [
     Row("possessive", "Advocate's point", "Position 2's point"),
     Row("japanese-around", "Advocateの主張", "Position 2の主張"),
     Row("no-names", "nothing to hide", "nothing to hide"),
+    Row("none-is-a-word", "None of them; Advocate", "None of them; Position 2"),
 ]  # fmt: skip
 
 
