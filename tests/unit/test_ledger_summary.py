@@ -316,3 +316,12 @@ def test_a_panels_table_adds_a_named_column_per_seat_with_evidence() -> None:
     assert ledger_markdown((issue,), "ja").splitlines()[0] == (
         "| id | 状態 | 論点 | 提起 | Aの根拠 | Bの根拠 | Cの根拠 | Eの根拠 |"
     )
+
+
+def test_a_pipe_in_an_open_title_is_escaped_in_its_settle_line_too() -> None:
+    """Every place the summary names a title escapes it the same way, the action included."""
+    st = state()
+    st.turns[0] = turn(1, "A", Contract(new_points=(NewPoint("Latency | p99", "a hop"),)))
+    st.turns[1:] = [turn(1, "B", Contract())]
+    lines = fallback_summary(st).splitlines()
+    assert "- Settle I1 (Latency \\| p99) with the evidence both sides named." in lines
