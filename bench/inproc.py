@@ -119,10 +119,10 @@ class TimedRunner:
     def attach_hint(self) -> str | None:
         return self.inner.attach_hint()
 
-    def companion(self) -> TimedRunner:
+    def companion(self, at_once: int | None = None) -> TimedRunner:
         """The blind round's second runner, timed into the same list (calls from two
-        threads: appended as each returns)."""
-        return TimedRunner(self.inner.companion(), self.calls)
+        threads: appended as each returns); ``at_once`` as ``Runner.companion``."""
+        return TimedRunner(self.inner.companion(at_once), self.calls)
 
     def close(self) -> None:
         self.inner.close()
