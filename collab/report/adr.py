@@ -44,9 +44,10 @@ def _key_of(line: str) -> str | None:
 
 
 def judge_sections(text: str) -> dict[str, str]:
-    """The Judge's answer cut at its top-level headings (those at the shallowest level
-    used), by section key; a heading inside a code fence that closes does not count (the
-    Judge check's rule: collab.judge.answer.code_lines)."""
+    """The Judge's answer cut at its top-level headings (those at the level of the
+    shallowest heading that names a section, as the HTML's answer_first does), by section
+    key; a heading inside a code fence that closes does not count (the Judge check's
+    rule: collab.judge.answer.code_lines)."""
     lines = text.replace("\r\n", "\n").split("\n")
     found: list[tuple[int, int, str]] = []  # (line, level, heading)
     code = code_lines(lines)
@@ -55,7 +56,10 @@ def judge_sections(text: str) -> dict[str, str]:
             found.append((n, len(m.group(1)), line))
     if not found:
         return {}
-    top = min(level for _, level, _ in found)
+    # The level of the shallowest heading that names a section (a title above them all,
+    # "# Judge summary", is not where the answer is cut), else the shallowest used.
+    named = [level for _, level, h in found if _key_of(h) is not None]
+    top = min(named or [level for _, level, _ in found])
     cuts = [(n, h) for n, level, h in found if level == top]
     out: dict[str, str] = {}
     for i, (n, heading) in enumerate(cuts):

@@ -13,7 +13,7 @@ from itertools import groupby
 
 from collab.favours import flip_of
 from collab.ledger import get, open_blocking
-from collab.ledger_summary import ledger_markdown
+from collab.ledger_summary import ledger_markdown, title_md
 from collab.outcome import counts_text, outcome_of
 from collab.panel import answered_line, issue_tally, one_family_note
 from collab.prices import fmt_cost
@@ -23,7 +23,6 @@ from collab.report.steering import steering_md
 from collab.seats import SEAT_ICON
 from collab.state import RunState
 from collab.stats import run_stats
-from collab.text import md_cell
 from collab.turns import TurnRecord
 
 ICON = SEAT_ICON
@@ -95,8 +94,8 @@ def _points(t: TurnRecord) -> list[str]:
     if t.contract is None:
         return []
     return [
-        f"- new point{'' if p.severity == 'major' else f' ({p.severity})'}: **{p.title}** — "
-        f"{p.evidence}"
+        f"- new point{'' if p.severity == 'major' else f' ({p.severity})'}: "
+        f"**{title_md(p.title)}** — {p.evidence}"
         for p in t.contract.new_points
     ] + [f"- {s.stance} {s.id}: {s.evidence}" for s in t.contract.stances]
 
@@ -255,7 +254,8 @@ def render_markdown_report(state: RunState) -> str:
         out += ["## Ledger evolution", "", f"| issue | {rounds} |", "|---|" + "---|" * len(lgs)]
         for issue in ledger.issues:
             cells = " | ".join(i.status if (i := get(lg, issue.id)) else "·" for lg in lgs)
-            out.append(f"| {issue.id} {md_cell(issue.title)} | {cells} |")
+            title = title_md(issue.title).replace("|", "\\|")
+            out.append(f"| {issue.id} {title} | {cells} |")
         out.append("")
     out += _by_round(state.turns, lambda r: [f"## {_round_heading(state, r)}", ""], _outline_turn)
     if state.warnings:

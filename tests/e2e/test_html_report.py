@@ -19,6 +19,7 @@ from collab.report import render_html, render_markdown_report, transcript_md
 from collab.report.markup import markdown_html, prose_html
 from collab.seats import Side
 from collab.state import Judge, RunState
+from collab.text import md_inline
 from collab.turns import AgentMeta, TurnRecord, TurnStatus
 
 SCRIPT = "<script>alert(1)</script>"
@@ -425,7 +426,9 @@ def test_markdown_report_outline() -> None:
     assert positions == sorted(positions)
     for t in st.turns:
         assert t.prose in md
-    assert "| I3 Session store is a SPOF {{ 7*7 }} | open | dropped |" in md
+    # the title as a model wrote it, its Markdown escaped (it renders as written)
+    assert f"| I3 Session store is a SPOF {md_inline(TEMPLATE)} | open | dropped |" in md
+    assert "<td>I3 Session store is a SPOF {{ 7*7 }}</td>" in markdown_html(md)
     # One cost breakdown, the Judge's share in it, the same in every report (issue 26).
     breakdown = "$0.0900 (A $0.0200 · B $0.0200 · judge $0.0500)"
     assert f"- Cost: {breakdown}" in md

@@ -68,6 +68,13 @@ def test_a_crux_heading_in_any_form(heading: str) -> None:
     assert judge_sections(f"{heading}\nthe question\n")["crux"] == "the question"
 
 
+def test_a_title_above_the_sections_does_not_hide_them() -> None:
+    """The Judge check accepts sections under a "# ..." title; the ADR reads them too."""
+    s = judge_sections("# Judge summary\n\n## TL;DR\nshort\n\n## Crux\nthe question\n")
+    assert s == {"tldr": "short", "crux": "the question"}
+    assert judge_sections("# Notes\nx\n## Other\ny\n") == {}  # nothing named: no section
+
+
 def test_cruxes_is_not_the_crux() -> None:
     assert judge_sections("## Cruxes\nx\n") == {}
 

@@ -12,6 +12,7 @@ from collab.evidence import EvidenceCheck
 from collab.ledger_summary import fallback_summary, ledger_markdown, rated
 from collab.seats import Side
 from collab.state import RunState
+from collab.text import md_inline
 from collab.turns import AgentMeta, TurnRecord
 
 
@@ -325,3 +326,19 @@ def test_a_pipe_in_an_open_title_is_escaped_in_its_settle_line_too() -> None:
     st.turns[1:] = [turn(1, "B", Contract())]
     lines = fallback_summary(st).splitlines()
     assert "- Settle I1 (Latency \\| p99) with the evidence both sides named." in lines
+
+
+def test_a_title_with_markdown_renders_as_text_in_the_shown_report_too() -> None:
+    """``collab show``'s Markdown names each title again (the ledger's evolution, each
+    turn's new points): there too none of it becomes markup."""
+    from collab.report.markdown import render_markdown_report
+    from collab.report.markup import markdown_html
+
+    st = state()
+    st.turns[0] = turn(1, "A", Contract(new_points=(NewPoint(HOSTILE, "e"),)))
+    st.turns[1] = turn(1, "B", Contract())
+    show = render_markdown_report(st)
+    page = markdown_html(show, raw_html=False)
+    # the ledger's table, its evolution, round 1's new point: each the title as written
+    assert page.count(html.escape(HOSTILE, quote=False)) == 3, page
+    assert "**" + md_inline(HOSTILE) + "** — e" in show

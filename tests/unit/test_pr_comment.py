@@ -120,8 +120,9 @@ def test_the_key() -> None:
         "# 1. TL;DR\n- x\n\n# 2. crux\nCan we afford it?\n\n# 3. Minority report\nm\n",
         "### TL;DR\n- x\n\n### Crux: the question\nCan we afford it?\n",
         "## TL;DR\n- x\n\n## 争点の核心\nCan we afford it?\n\n## 少数意見\nm\n",
+        "# Judge summary\n\n## TL;DR\n- x\n\n## Crux\nCan we afford it?\n\n## Minority report\nm\n",
     ],
-    ids=["as-asked", "numbered-level-1", "level-3-with-a-note", "japanese"],
+    ids=["as-asked", "numbered-level-1", "level-3-with-a-note", "japanese", "under-a-title"],
 )
 def test_the_crux_is_found_as_the_judge_check_finds_it(judge_md: str) -> None:
     """The comment reads the Crux by the same heading rules that accepted the answer."""

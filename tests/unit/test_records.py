@@ -144,3 +144,27 @@ def test_a_class_it_could_not_copy_exactly_is_refused() -> None:
         @record
         class Hidden:
             x: int = field(default=0, init=False)
+
+
+def test_a_field_left_out_of_the_hash_is_still_compared_and_a_subclass_is_never_equal() -> None:
+    @record
+    class Keyed:
+        key: str
+        cache: tuple[int, ...] = field(default=(), hash=False)  # compared, not hashed
+
+    @dataclass(frozen=True)
+    class StdKeyed:
+        key: str
+        cache: tuple[int, ...] = field(default=(), hash=False)
+
+    assert hash(Keyed("k", (1,))) == hash(Keyed("k", (2,))) == hash(StdKeyed("k", (3,)))
+    assert (Keyed("k", (1,)) == Keyed("k", (2,))) is (StdKeyed("k", (1,)) == StdKeyed("k", (2,)))
+
+    class Sub(Rec):
+        pass
+
+    class StdSub(Std):
+        pass
+
+    assert (Sub("x") == Rec("x"), Rec("x") == Sub("x")) == (StdSub("x") == Std("x"), False)
+    assert Rec("x").__eq__(Sub("x")) is NotImplemented is Std("x").__eq__(StdSub("x"))
