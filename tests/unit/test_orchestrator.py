@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -452,17 +452,25 @@ def _default(where: str) -> Answer | Handler:
 def test_resume_from_every_saved_point(where: str, options: dict[str, Any]) -> None:
     whole = debate(_replies(where), _default(where), **options)
     assert whole.error is None and len(whole.saves) >= 5
+    resumes_from_every_save(whole, lambda st: debate(_replies(where), _default(where), state=st))
+
+
+def resumes_from_every_save(whole: Run, resume: Callable[[RunState], Run]) -> None:
+    """Each state ``whole`` saved, resumed: nothing done twice, nothing missed, and the
+    same debate in the end (its turns, Judge and each round's order)."""
     done_steps = by_round(whole.steps())
     for n, saved in enumerate(whole.saves):
         state = RunState.from_dict(saved)
         held = {f"r{t.round_no}-{t.side}-1" for t in state.turns}
         if state.judge is not None:
             held.add("judge-1")
-        again = debate(_replies(where), _default(where), state=state)
+        again = resume(state)
         assert again.error is None, n
-        # Nothing done twice, nothing missed, and the same debate in the end.
         assert by_round(again.steps()) == [s for s in done_steps if s not in held], n
         assert _outcome(again.state) == _outcome(whole.state), n
+        assert [o.order for o in again.state.round_orders] == [
+            o.order for o in whole.state.round_orders
+        ], n
 
 
 def _outcome(st: RunState) -> tuple[object, ...]:
@@ -661,16 +669,4 @@ def test_a_panel_resumes_from_every_saved_point() -> None:
     """Sequential, so the last speaker rotates (the blind round's resume: test_panels)."""
     whole = panel(3, {}, fresh_point, rounds=2, opening="sequential")
     assert whole.error is None and len(whole.saves) >= 7
-    done_steps = by_round(whole.steps())
-    for n, saved in enumerate(whole.saves):
-        state = RunState.from_dict(saved)
-        held = {f"r{t.round_no}-{t.side}-1" for t in state.turns}
-        if state.judge is not None:
-            held.add("judge-1")
-        again = debate({}, fresh_point, state=state)
-        assert again.error is None, n
-        assert by_round(again.steps()) == [s for s in done_steps if s not in held], n
-        assert _outcome(again.state) == _outcome(whole.state), n
-        assert [o.order for o in again.state.round_orders] == [
-            o.order for o in whole.state.round_orders
-        ], n
+    resumes_from_every_save(whole, lambda st: debate({}, fresh_point, state=st))
