@@ -74,6 +74,12 @@ ROWS = [
         "````\n## TL;DR\n```\n~~~~\n````\n## Crux\n## Minority report\n", CLOSED, ("tldr",)),
     Row("headings-after-a-fence", "~~~\n# x\n~~~\n## TL;DR\n## Crux\n## Minority report\n",
         CLOSED, ()),
+    # CommonMark: a backtick fence's info string holds no backtick (then it is no fence);
+    # a tilde fence's may
+    Row("a-backtick-in-a-backtick-info-string-is-not-a-fence",
+        "```py`x\n## TL;DR\n## Crux\n```\n## Minority report\n", CLOSED, ()),
+    Row("a-backtick-in-a-tilde-info-string-is-a-fence",
+        "~~~ a`b\n## TL;DR\n~~~\n## Crux\n## Minority report\n", CLOSED, ("tldr",)),
     Row("no-space-after-hashes", "##TL;DR\n##Crux\n##Minority report\n", CLOSED,
         ("tldr", "crux", "minority")),
 ]  # fmt: skip
