@@ -80,6 +80,10 @@ ROWS = [
         "```py`x\n## TL;DR\n## Crux\n```\n## Minority report\n", CLOSED, ()),
     Row("a-backtick-in-a-tilde-info-string-is-a-fence",
         "~~~ a`b\n## TL;DR\n~~~\n## Crux\n## Minority report\n", CLOSED, ("tldr",)),
+    Row("an-empty-block-closes-on-the-next-line",
+        "```\n```\n## TL;DR\n```\n## Crux\n## Minority report\n", CLOSED, ()),
+    Row("a-block-right-after-a-heading-is-code",
+        "## TL;DR\n```\n## Crux\n```\n## Minority report\n", CLOSED, ("crux",)),
     Row("no-space-after-hashes", "##TL;DR\n##Crux\n##Minority report\n", CLOSED,
         ("tldr", "crux", "minority")),
 ]  # fmt: skip
