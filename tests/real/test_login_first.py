@@ -9,7 +9,6 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,30 +18,14 @@ from libtmux import Server
 from tests.conftest import contract_block
 from tests.fakes import FakeAnthropic, Reply
 from tests.helpers import JUDGE_REST, wait_until
-from tests.real.conftest import use_fake_claude
 
+# ``api`` (the fake API, the real claude pointed at it): tests/real/conftest.py
 pytestmark = [pytest.mark.real_agent, pytest.mark.tmux]
 
 ROLE_A = "(Role A) in a structured debate"
 ROLE_B = "(Role B) in a structured debate"
 JUDGE = "neutral judge"
 TOPIC = "JWT vs sessions"
-
-
-@pytest.fixture
-def api(
-    claude_bin: str,
-    hermetic_env: Path,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    server: Server,
-) -> Iterator[FakeAnthropic]:
-    with FakeAnthropic() as fake:
-        use_fake_claude(monkeypatch, claude_bin, fake.url, tmp_path / "claude-home", server)
-        tmp = tmp_path / "tmp"
-        tmp.mkdir()
-        monkeypatch.setenv("TMPDIR", str(tmp))
-        yield fake
 
 
 def collab(*args: str) -> subprocess.CompletedProcess[str]:
