@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from bench.env import Ctx
 from bench.inproc import RunnerCall, timed_debate
 from bench.results import BenchResult, le, spread
-from bench.stats import interleave, median, summary
+from bench.stats import median, summary
 
 if TYPE_CHECKING:
     pass
@@ -39,12 +39,8 @@ def run(ctx: Ctx) -> BenchResult:
     samples: dict[str, list[float]] = {v: [] for v in VARIANTS}
     os.environ["BENCH_AGENT_SLEEP"] = f"{SLEEP:g}"
     try:
-        for v in VARIANTS:  # warm-up: tmux server, page cache
-            one(v)
-        for i, v in enumerate(interleave(VARIANTS, n)):
+        for v in ctx.interleaved("blind", VARIANTS, n, one):
             samples[v].append(one(v))
-            if (i + 1) % len(VARIANTS) == 0:
-                ctx.say(f"  blind: {(i + 1) // len(VARIANTS)}/{n} rounds of variants")
     finally:
         os.environ.pop("BENCH_AGENT_SLEEP", None)
     for runner in RUNNERS:

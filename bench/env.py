@@ -15,12 +15,13 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from bench.agent import AGENT_SCRIPT, any_seat_reply, claude_json_doc
+from bench.stats import interleave
 
 REPO = Path(__file__).resolve().parent.parent
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
@@ -161,3 +162,16 @@ class Ctx:
 
     def n(self, quick: int, full: int) -> int:
         return quick if self.quick else full
+
+    def interleaved(
+        self, name: str, variants: Sequence[str], n: int, warm_up: Callable[[str], object]
+    ) -> Iterator[str]:
+        """``warm_up`` each variant once (tmux server, page cache, bytecode cache), then
+        ``n`` rounds of all of them in turn, so noise on a busy machine hits every variant
+        alike; says each round done."""
+        for v in variants:
+            warm_up(v)
+        for i, v in enumerate(interleave(variants, n)):
+            yield v
+            if (i + 1) % len(variants) == 0:
+                self.say(f"  {name}: {(i + 1) // len(variants)}/{n} rounds of variants")

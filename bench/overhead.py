@@ -37,7 +37,7 @@ from bench.env import Ctx, python_exe
 from bench.inproc import RunnerCall, timed_debate
 from bench.procs import run_watched
 from bench.results import BenchResult, le, spread
-from bench.stats import interleave, median, percentile, summary
+from bench.stats import median, percentile, summary
 
 NAME = "overhead"
 TOPIC = "Should our public API replace server-side sessions with stateless JWTs?"
@@ -66,12 +66,8 @@ def run(ctx: Ctx) -> BenchResult:
     res = BenchResult(NAME)
     n = ctx.n(5, 15)
     samples: dict[str, list[Sample]] = {v: [] for v in VARIANTS}
-    for v in VARIANTS:  # warm-up: tmux server, page cache, bytecode cache
-        one(ctx, v)
-    for i, v in enumerate(interleave(VARIANTS, n)):
+    for v in ctx.interleaved("overhead", VARIANTS, n, lambda v: one(ctx, v)):
         samples[v].append(one(ctx, v))
-        if (i + 1) % len(VARIANTS) == 0:
-            ctx.say(f"  overhead: {(i + 1) // len(VARIANTS)}/{n} rounds of variants")
 
     def ov(v: str) -> list[float]:
         return [s.overhead for s in samples[v]]

@@ -329,13 +329,9 @@ def round_one(ctx: Ctx, res: BenchResult) -> None:
     loads: dict[str, list[float]] = {v: [] for v in VARIANTS}
     os.environ["BENCH_AGENT_SLEEP"] = f"{SLEEP:g}"
     try:
-        for v in VARIANTS:  # warm-up: tmux server, page cache
-            one(v)
-        for i, v in enumerate(interleave(VARIANTS, n)):
+        for v in ctx.interleaved("panels", VARIANTS, n, one):
             loads[v].append(os.getloadavg()[0])
             samples[v].append(one(v))
-            if (i + 1) % len(VARIANTS) == 0:
-                ctx.say(f"  panels: {(i + 1) // len(VARIANTS)}/{n} rounds of variants")
     finally:
         os.environ.pop("BENCH_AGENT_SLEEP", None)
     ratio: dict[str, float] = {}
