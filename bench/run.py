@@ -27,6 +27,7 @@ Benches (see each module's docstring for exactly what is measured):
   depth     calls and tokens per --depth on the easy, lingering and contested scripts
   panels    3 seats: round-1 wall of the blind round against one seat alone (agent
             sleeps 2 s), prompt growth over 7 rounds, each seat's prompt at rounds 2, 5
+  unitsuite ``python -m pytest tests/unit``: wall and CPU time, collection alone, tests
 
 Every run uses a temporary COLLAB_HOME and a private tmux server that is killed at the
 end. Comparisons are measured side by side (interleaved) in one run; each figure is a
@@ -65,6 +66,7 @@ from bench import (
     startup,
     stream,
     tokens,
+    unitsuite,
 )
 from bench.env import REPO, RESULTS_DIR, BenchEnv, Ctx, Mode
 from bench.results import BenchResult, Row
@@ -83,6 +85,7 @@ BENCHES: dict[str, Callable[[Ctx], BenchResult]] = {
     "salvage": salvage.run,
     "depth": depth.run,
     "panels": panels.run,
+    "unitsuite": unitsuite.run,
 }
 
 

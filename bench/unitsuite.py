@@ -1,0 +1,89 @@
+"""The unit suite's own cost: ``python -m pytest tests/unit`` ≤ 10 s on this machine.
+
+Runs the command as a developer does (from the checkout, ``-q -p no:cacheprovider`` so no
+run leaves a cache behind), ``n`` times, and reports the median wall time, the median CPU
+time (user + sys of pytest and anything it waited for, from ``wait4``: on a shared
+2-core machine the load moves wall time, not the work done), the number of tests and how
+long collection alone takes (``--collect-only``). The machine's load is recorded before
+and after. The bytecode cache is left as the environment sets it
+(``PYTHONDONTWRITEBYTECODE``): pytest rewrites every test file's asserts on each run
+where it cannot write ``__pycache__``, and that cost is part of what a developer waits for.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import time
+
+from bench.env import REPO, Ctx, python_exe
+from bench.results import BenchResult, le, spread
+from bench.stats import median
+
+NAME = "unitsuite"
+
+_PASSED = re.compile(r"(\d+) passed")
+_COLLECTED = re.compile(r"(\d+) tests? collected")
+
+
+def _child_env() -> dict[str, str]:
+    """This environment without a tmux or Claude Code session the tests must not see."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TMUX", "CLAUDE"))}
+    env["PYTHONPATH"] = str(REPO)
+    return env
+
+
+def timed_pytest(args: list[str]) -> tuple[float, float, str]:
+    """Wall seconds, CPU seconds and stdout of ``python -m pytest ARGS`` in the checkout."""
+    argv = [python_exe(), "-m", "pytest", *args, "-q", "-p", "no:cacheprovider"]
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        argv, cwd=REPO, env=_child_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
+    assert proc.stdout is not None
+    out = proc.stdout.read().decode("utf-8", "replace")
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    code = os.waitstatus_to_exitcode(status)
+    proc.returncode = code
+    if code != 0:
+        tail = out.strip().splitlines()[-1:] or ["(no output)"]
+        raise RuntimeError(f"python -m pytest {' '.join(args)} exited {code}: {tail[0]}")
+    return wall, usage.ru_utime + usage.ru_stime, out
+
+
+def run(ctx: Ctx) -> BenchResult:
+    res = BenchResult(NAME)
+    n = ctx.n(1, 3)
+    load_before = os.getloadavg()[0]
+    walls: list[float] = []
+    cpus: list[float] = []
+    collect_walls: list[float] = []
+    passed = collected = 0
+    for i in range(n):
+        c_wall, _, c_out = timed_pytest(["tests/unit", "--collect-only"])
+        collect_walls.append(c_wall)
+        if m := _COLLECTED.search(c_out):
+            collected = int(m.group(1))
+        wall, cpu, out = timed_pytest(["tests/unit"])
+        walls.append(wall)
+        cpus.append(cpu)
+        if m := _PASSED.search(out):
+            passed = int(m.group(1))
+        ctx.say(f"  unitsuite: {i + 1}/{n} ({wall:.1f} s wall, {cpu:.1f} s CPU)")
+    load_after = os.getloadavg()[0]
+    res.row("python -m pytest tests/unit, wall", median(walls), "s", le(10.0), spread(walls, "s"))
+    res.row("  CPU time (user + sys)", median(cpus), "s", None, spread(cpus, "s"))
+    res.row(
+        "  collection alone (--collect-only), wall",
+        median(collect_walls),
+        "s",
+        None,
+        spread(collect_walls, "s"),
+    )
+    res.row("  tests passed / collected", passed, "", None, f"{passed} / {collected}")
+    res.row("load average (1 min), before / after", load_before, "", None,
+            f"{load_before:.2f} / {load_after:.2f} on {os.cpu_count()} CPUs")  # fmt: skip
+    res.data.update(walls=walls, cpus=cpus, collect=collect_walls, load=[load_before, load_after])
+    return res
