@@ -138,8 +138,9 @@ def _sample_prompt() -> str:
     from collab.agents import BUILTIN
     from collab.contract_parse import parse
     from collab.ledger import Ledger, apply
+    from collab.options import DebateRequest
     from collab.prompts import Prompts, TurnView
-    from collab.request import DebateRequest, build_config
+    from collab.request import build_config
 
     cfg = build_config(DebateRequest(topic=TOPIC, rounds=ROUNDS, lang="en"), BUILTIN.keys())
     p = Prompts(cfg.lang)

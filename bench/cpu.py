@@ -40,7 +40,8 @@ def cpu_seconds(argv: list[str], env: dict[str, str], cwd: str) -> float:
 def _a_run(env: dict[str, str], cwd: str) -> str:
     """A run dir holding one saved run (for ``collab status ID``); its id."""
     code = (
-        "from collab.request import DebateRequest, build_config\n"
+        "from collab.options import DebateRequest\n"
+        "from collab.request import build_config\n"
         "from collab.state import RunState\n"
         "from collab.store import RunDir, new_run_id\n"
         "cfg = build_config(DebateRequest(topic='bench', agent_a='bench', agent_b='bench',"
@@ -89,7 +90,7 @@ def run(ctx: Ctx) -> BenchResult:
         xs = samples[name]
         cpu = median(xs)
         res.row(f"CPU time, {name}", cpu * 1000, "ms", None, spread(xs, "ms", 1000))
-        if ref is not None and ref_name is not None:
+        if ref is not None and ref_name is not None and limit is not None:
             res.row(
                 f"  ratio to {ref_name}",
                 cpu / ref,

@@ -39,8 +39,9 @@ class Outcome:
 
 def debate(script: str, depth: str) -> Outcome:
     """One scripted debate at ``depth`` (its default cap), driven to its end."""
+    from collab.options import DebateRequest
     from collab.orchestrator import Orchestrator
-    from collab.request import DebateRequest, build_config
+    from collab.request import build_config
     from collab.runners.inprocess import SCRIPTED, SCRIPTED_AGENTS, InProcessRunner
     from collab.state import RunState
     from collab.store import RunDir, new_run_id

@@ -38,7 +38,8 @@ TOPIC = "Should our public API replace server-side sessions with stateless JWTs?
 
 def _config() -> DebateConfig:
     from collab.agents import BUILTIN
-    from collab.request import DebateRequest, build_config
+    from collab.options import DebateRequest
+    from collab.request import build_config
 
     return build_config(DebateRequest(topic=TOPIC, rounds=ROUNDS, lang="en"), BUILTIN.keys())
 

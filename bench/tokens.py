@@ -57,11 +57,12 @@ class Step:
     reply: str
 
 
-def _config(opening: str = "sequential") -> DebateConfig:
+def _config() -> DebateConfig:
     from collab.agents import BUILTIN
-    from collab.request import DebateRequest, build_config
+    from collab.options import DebateRequest
+    from collab.request import build_config
 
-    req = DebateRequest(topic=TOPIC, rounds=ROUNDS, lang="en", opening=opening)
+    req = DebateRequest(topic=TOPIC, rounds=ROUNDS, lang="en", opening="sequential")
     return build_config(req, BUILTIN.keys())
 
 
