@@ -230,16 +230,46 @@ def _last_json_object(stdout: str) -> dict[str, object] | None:
 _KEYS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN")
 # A gateway or proxy: its login is its own business, so it counts ("cannot tell").
 _GATEWAY = "ANTHROPIC_BASE_URL"
-# A cloud provider's switch: its login is the cloud's (AWS, Google), so it counts too.
-_CLOUD = ("CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX")
+# A cloud provider's switch: its login is the cloud's (AWS, Google, Azure), so it counts
+# too — when the CLI reads it as on: "1", "true", "yes" or "on", any case, or JSON true.
+_CLOUD = (
+    "CLAUDE_CODE_USE_BEDROCK",
+    "CLAUDE_CODE_USE_VERTEX",
+    "CLAUDE_CODE_USE_FOUNDRY",
+    "CLAUDE_CODE_USE_ANTHROPIC_AWS",
+    "CLAUDE_CODE_USE_MANTLE",
+)
+_ON = ("1", "true", "yes", "on")
+# Settings an administrator manages for every user of the machine (Linux): their ``env``
+# applies to every claude the machine runs, so a key there is a login too.
+MANAGED_DIR = Path("/etc/claude-code")
 
 
 def _set_in(env: Mapping[str, object], var: str) -> bool:
-    """``var`` set to something (a cloud switch: anything but "0")."""
+    """``var`` set to something (a cloud switch: to what the CLI reads as on)."""
     value = env.get(var)
-    if var in _CLOUD:
-        return bool(value) and value not in ("0", 0, False)
+    if var in _CLOUD:  # a JSON value becomes its JavaScript string (true, 1) in the CLI
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        text = str(value).lower() if isinstance(value, bool | int | float) else value
+        return isinstance(text, str) and text.strip().lower() in _ON
     return bool(value)
+
+
+def _settings_files(home: Path, config_dir: Path) -> list[Path]:
+    """Where the CLI's stored login and ``env`` may be: its state file, the user's
+    settings, then the managed settings and their drop-in folder (sorted, as read)."""
+    try:
+        drop_ins = sorted((MANAGED_DIR / "managed-settings.d").glob("*.json"))
+    except OSError:
+        drop_ins = []
+    return [
+        home / ".claude.json",
+        config_dir / ".claude.json",
+        config_dir / "settings.json",
+        MANAGED_DIR / "managed-settings.json",
+        *drop_ins,
+    ]
 
 
 def _stored_login(env: Mapping[str, str]) -> str | None:
@@ -252,11 +282,7 @@ def _stored_login(env: Mapping[str, str]) -> str | None:
     if (config_dir / ".credentials.json").is_file():
         return f"credentials in {config_dir}"
     # (with CLAUDE_CONFIG_DIR set, the CLI keeps its .claude.json in that folder)
-    for settings in (
-        home / ".claude.json",
-        config_dir / ".claude.json",
-        config_dir / "settings.json",
-    ):
+    for settings in _settings_files(home, config_dir):
         try:
             data = json.loads(settings.read_text(encoding="utf-8"))
         except (OSError, ValueError):

@@ -8,7 +8,19 @@ from pathlib import Path
 
 import pytest
 
+from collab.agents import claude
 from collab.agents.catalogue import certainly_logged_out, stored_login
+
+CLOUD = ["CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX", "CLAUDE_CODE_USE_FOUNDRY",
+         "CLAUDE_CODE_USE_ANTHROPIC_AWS", "CLAUDE_CODE_USE_MANTLE"]  # fmt: skip
+
+
+@pytest.fixture(autouse=True)
+def managed_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The machine's managed settings (/etc/claude-code) in the test's own folder."""
+    folder = tmp_path / "etc-claude-code"
+    monkeypatch.setattr(claude, "MANAGED_DIR", folder)
+    return folder
 
 
 def env_for(home: Path, **extra: str) -> dict[str, str]:
@@ -27,10 +39,10 @@ def test_nothing_anywhere_is_certainly_no_login(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "var", ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN",
-            "ANTHROPIC_BASE_URL", "CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX"],
+            "ANTHROPIC_BASE_URL", *CLOUD],
 )  # fmt: skip
 def test_a_key_or_gateway_in_settings_env_counts(tmp_path: Path, var: str) -> None:
-    write(tmp_path / ".claude" / "settings.json", {"env": {var: "x"}})
+    write(tmp_path / ".claude" / "settings.json", {"env": {var: "1" if var in CLOUD else "x"}})
     where = stored_login("claude", env_for(tmp_path))
     assert where is not None and var in where and "settings.json" in where
     assert not certainly_logged_out("claude", env_for(tmp_path), platform="linux")
@@ -86,3 +98,44 @@ def test_the_cli_state_file_under_claude_config_dir(tmp_path: Path) -> None:
     write(tmp_path / "cfg" / ".claude.json", {"oauthAccount": {"emailAddress": "a@b.c"}})
     env = env_for(tmp_path, CLAUDE_CONFIG_DIR=str(tmp_path / "cfg"))
     assert not certainly_logged_out("claude", env, platform="linux")
+
+
+@pytest.mark.parametrize("var", CLOUD)
+@pytest.mark.parametrize("value", ["1", "TRUE", " yes ", "On", True, 1, 1.0])
+def test_a_cloud_switch_counts_when_the_cli_reads_it_as_on(
+    tmp_path: Path, var: str, value: object
+) -> None:
+    """The claude CLI turns a provider on for "1", "true", "yes", "on" (any case,
+    trimmed), or a JSON value that reads so as a string (true, 1): its login is then
+    the cloud's."""
+    write(tmp_path / ".claude" / "settings.json", {"env": {var: value}})
+    assert not certainly_logged_out("claude", env_for(tmp_path), platform="linux")
+    if isinstance(value, str):
+        assert not certainly_logged_out("claude", env_for(tmp_path, **{var: value}), "linux")
+
+
+@pytest.mark.parametrize(
+    "value", ["false", "0", "no", "off", "", "x", "2", False, 0, 0.0, 2, None, ["1"]]
+)
+def test_a_cloud_switch_the_cli_reads_as_off_is_no_login(tmp_path: Path, value: object) -> None:
+    """ "false" (or anything but the CLI's on-words) leaves the CLI on Anthropic's API,
+    which needs a login of its own: such a switch is no login."""
+    write(tmp_path / ".claude" / "settings.json", {"env": dict.fromkeys(CLOUD, value)})
+    assert stored_login("claude", env_for(tmp_path)) is None
+    if isinstance(value, str):
+        env = env_for(tmp_path, **dict.fromkeys(CLOUD, value))
+        assert certainly_logged_out("claude", env, platform="linux")
+
+
+def test_managed_settings_hold_a_login_for_every_user(tmp_path: Path, managed_dir: Path) -> None:
+    """/etc/claude-code/managed-settings.json and its drop-in folder set the CLI's
+    environment machine-wide: a key or switch there is a login."""
+    write(managed_dir / "managed-settings.json", {"permissions": {}})
+    assert certainly_logged_out("claude", env_for(tmp_path), platform="linux")
+    write(managed_dir / "managed-settings.d" / "10-cloud.json", {"env": {CLOUD[0]: "true"}})
+    where = stored_login("claude", env_for(tmp_path))
+    assert where is not None and "10-cloud.json" in where and CLOUD[0] in where
+    (managed_dir / "managed-settings.d" / "10-cloud.json").unlink()
+    write(managed_dir / "managed-settings.json", {"env": {"ANTHROPIC_API_KEY": "k"}})
+    where = stored_login("claude", env_for(tmp_path))
+    assert where is not None and "managed-settings.json" in where
