@@ -223,10 +223,11 @@ class RunDir:
     def load(self) -> dict[str, object]:
         """The run's state.json, migrated to :data:`SCHEMA_VERSION`; :class:`DamagedRun`
         when it cannot be read as a run (or comes from a newer collab)."""
-        if not self.exists():
+        path = self.state_path
+        if not path.is_file():
             raise UsageError(f"no run with id {self.run_id} (looked in {self.path.parent})")
         try:
-            data = json.loads(self.state_path.read_text(encoding="utf-8"))
+            data = json.loads(path.read_text(encoding="utf-8"))
         except OSError as exc:
             raise DamagedRun(self.run_id, f"state.json cannot be read ({exc.strerror})") from None
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
@@ -286,7 +287,8 @@ def scan_runs(root: Path | None = None, parse: Parse | None = None) -> list[Stor
     with storing(base, "read"):
         if not base.is_dir():
             raise NotADirectoryError(errno.ENOTDIR, "not a directory", str(base))
-        entries = sorted(base.iterdir(), reverse=True)
+        with os.scandir(base) as listing:  # each entry's type comes with it: no stat a run
+            entries = sorted(listing, key=lambda e: e.name, reverse=True)
     out: list[StoredRun] = []
     for entry in entries:
         if not entry.is_dir() or not _valid_id(entry.name):
