@@ -37,19 +37,26 @@ OLDER = Path(__file__).resolve().parent.parent / "data" / "older_runs"
 
 
 def mixed(job: TurnJob) -> str:
-    """Round 1: A raises three points, B two (one blocking); round 2: B agrees to I1 and
-    contests I2, A drops its I3, contests I4 and agrees to I5: resolved, dropped and open
-    issues, of more than one severity."""
+    """Round 1: A raises three points, B two (one blocking, with a cite: its evidence is
+    checked); round 2: B agrees to I1 and contests I2 as minor, A drops its I3, contests I4
+    and agrees to I5: resolved, dropped and open issues, of more than one severity, with
+    stances, a severity change and a checked cite (each field of an issue is kept)."""
     if job.step.startswith("judge"):
         return JUDGE
     if job.step.startswith("r1-A"):
         return said(["Tabs break alignment", "Spaces cost bytes", "Editors differ"])
     if job.step.startswith("r1-B"):
-        point = {"title": "Mixed files corrupt diffs", "evidence": "git.md", "severity": "blocking"}
+        point = {"title": "Mixed files corrupt diffs", "evidence": "see src/diff.py:3",
+                 "severity": "blocking"}  # fmt: skip
         doc = {"new_points": [point, {"title": "Style guides say spaces", "evidence": "pep8"}]}
         return "B.\n\n```json\n" + json.dumps(doc | {"stances": [], "abstain": None}) + "\n```\n"
     if job.step.startswith("r2-B"):
-        return said([], [("I1", "agree", "alignment breaks"), ("I2", "contest", "cheap")])
+        stances = [
+            {"id": "I1", "stance": "agree", "evidence": "alignment breaks"},
+            {"id": "I2", "stance": "contest", "evidence": "cheap", "severity": "minor"},
+        ]
+        doc = {"new_points": [], "stances": stances, "abstain": None}
+        return "B.\n\n```json\n" + json.dumps(doc) + "\n```\n"
     if job.step.startswith("r2-A"):
         stances = [
             ("I3", "drop", "moot"),
@@ -187,9 +194,12 @@ def test_the_mixed_run_holds_every_status_and_severity() -> None:
     assert listed is not None and run.run_id == run_id
     issues = {i.id: (i.status, i.severity) for i in listed.ledger().issues}
     assert issues == {
-        "I1": ("resolved", "major"), "I2": ("open", "major"), "I3": ("dropped", "major"),
+        "I1": ("resolved", "major"), "I2": ("open", "minor"), "I3": ("dropped", "major"),
         "I4": ("open", "blocking"), "I5": ("resolved", "major"),
     }  # fmt: skip
+    by_id = {i.id: i for i in listed.ledger().issues}
+    assert by_id["I2"].severity_changes and by_id["I3"].dropped_by == {"A"}
+    assert by_id["I4"].checks_b and by_id["I1"].reason and by_id["I2"].stances
     (row,) = list_document([run])["runs"]  # type: ignore[misc]
     assert (row["verdict"], row["open_blocking"]) == ("partial", 1)
     assert row["counts"] == {"open": 2, "resolved": 2, "dropped": 1}
