@@ -8,6 +8,7 @@ the full path (every run replayed) lists it, with the same ledger."""
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 from collections.abc import Callable
@@ -28,9 +29,9 @@ from collab.state import (
     stored_ledger,
     stored_runs,
 )
-from collab.store import RunDir, scan_runs
+from collab.store import RunDir, new_run_id, scan_runs
 from collab.turns import TurnRecord
-from tests.unit.test_orchestrator import JUDGE, debate, said
+from tests.unit.test_orchestrator import JUDGE, Run, debate, said
 from tests.unit.test_outcome_views import finished, interrupted
 
 OLDER = Path(__file__).resolve().parent.parent / "data" / "older_runs"
@@ -67,32 +68,41 @@ def mixed(job: TurnJob) -> str:
     return said()
 
 
-def _mixed() -> str:
+@functools.cache
+def _saved(kind: str) -> str:
+    """The state.json a real run of ``kind`` saved: its debate is driven once (in the
+    COLLAB_HOME of the first test asking, whose run dir it then leaves); every test lists
+    a copy of it under a run id of its own."""
+    if kind == "running":  # as saved while it runs: round 1 held, no round 2, no Judge
+        done = debate(mixed, rounds=3).state
+        state = replace(
+            done, status="running", stop_reason=None, judge=None,
+            turns=[t for t in done.turns if t.round_no == 1], checked_rounds=[1],
+            round_orders=[o for o in done.round_orders if o.round_no == 1],
+        )  # fmt: skip
+        RunDir(state.run_id).save(state.to_dict())
+    else:
+        run = {"finished": finished, "interrupted": interrupted, "mixed": _mixed}[kind]()
+        state = run.state
+    rd = RunDir(state.run_id)
+    text = rd.state_path.read_text(encoding="utf-8")
+    shutil.rmtree(rd.path)
+    return text
+
+
+def _mixed() -> Run:
     run = debate(mixed, rounds=2)
     assert run.error is None
-    return run.state.run_id
+    return run
 
 
-def _running() -> str:
-    """A run as saved while it runs: round 1 held, round 2 not begun, no Judge."""
-    done = debate(mixed, rounds=3).state
-    state = replace(
-        done, status="running", stop_reason=None, judge=None,
-        turns=[t for t in done.turns if t.round_no == 1], checked_rounds=[1],
-        round_orders=[o for o in done.round_orders if o.round_no == 1],
-    )  # fmt: skip
-    rd = RunDir(f"{done.run_id[:-6]}run000")
-    rd.create(state.to_dict() | {"run_id": rd.run_id})
-    shutil.rmtree(RunDir(done.run_id).path)
-    return rd.run_id
-
-
-def _edited(make: Callable[[], str], edit: Callable[[dict[str, object]], None]) -> str:
-    """A run made by ``make``, its state.json then edited by ``edit`` (as saved)."""
-    rd = RunDir(make())
-    doc = json.loads(rd.state_path.read_text(encoding="utf-8"))
-    edit(doc)
-    rd.state_path.write_text(json.dumps(doc, indent=1), encoding="utf-8")
+def _copy(kind: str, edit: Callable[[dict[str, object]], None] | None = None) -> str:
+    """A run saved as ``kind`` was (then edited by ``edit``), under a new id."""
+    doc = json.loads(_saved(kind))
+    if edit is not None:
+        edit(doc)
+    rd = RunDir(new_run_id())
+    rd.create(doc | {"run_id": rd.run_id})
     return rd.run_id
 
 
@@ -126,20 +136,13 @@ def _damaged_turn(doc: dict[str, object]) -> None:
 
 # kind → (make the run, does a listing take its kept ledger?)
 KINDS: dict[str, tuple[Callable[[], str], bool | None]] = {
-    "finished": (lambda: finished().state.run_id, True),
-    "mixed": (_mixed, True),
-    "interrupted": (lambda: interrupted().state.run_id, True),
-    "running": (_running, True),
+    **{k: ((lambda k=k: _copy(k)), True) for k in ("finished", "mixed", "interrupted", "running")},
     **{f"v{v}": ((lambda v=v: _older(v)), False) for v in range(1, LATEST)},  # type: ignore[misc]
-    "kept-ledger-damaged": (lambda: _edited(_mixed, _damaged_ledger), False),
-    "foreign-stamp": (lambda: _edited(_mixed, _foreign_stamp), False),
-    "damaged-field": (lambda: _edited(finished_id, _damaged_turn), None),
+    "kept-ledger-damaged": (lambda: _copy("mixed", _damaged_ledger), False),
+    "foreign-stamp": (lambda: _copy("mixed", _foreign_stamp), False),
+    "damaged-field": (lambda: _copy("finished", _damaged_turn), None),
     "not-json": (_not_json, None),
 }
-
-
-def finished_id() -> str:
-    return finished().state.run_id
 
 
 def full_document() -> str:
@@ -188,7 +191,7 @@ def test_each_kind_of_run_lists_as_the_full_replay_lists_it(
 
 def test_the_mixed_run_holds_every_status_and_severity() -> None:
     """So the rows compared above read each one (a status or severity read wrong shows)."""
-    run_id = _mixed()
+    run_id = _copy("mixed")
     (run,) = stored_runs()
     listed = parsed_run(run)
     assert listed is not None and run.run_id == run_id
@@ -206,5 +209,5 @@ def test_the_mixed_run_holds_every_status_and_severity() -> None:
 
 
 def test_a_save_stamps_the_ledger_it_keeps() -> None:
-    rd = RunDir(finished_id())
+    rd = RunDir(finished().state.run_id)
     assert rd.load()["ledger_stamp"] == LEDGER_STAMP == f"schema {LATEST}, replay 1"
