@@ -10,7 +10,9 @@ medians, and the load average before and after (``os.getloadavg``).
 - ``collab --help``: ≤ 1.5× ``python -c "import typer.rich_utils"`` (typer's rich help).
 
 Children run with a private bytecode cache (as an installed collab would), from a
-neutral working directory, in the bench's COLLAB_HOME (one finished run for ``status``).
+neutral working directory, in the bench's COLLAB_HOME (one finished run for ``status``);
+``collab list --json`` also with a history: a COLLAB_HOME of 100 saved runs
+(:mod:`bench.saved_runs`: finished, interrupted, migrated, damaged, not JSON).
 """
 
 from __future__ import annotations
@@ -18,11 +20,12 @@ from __future__ import annotations
 import os
 import subprocess
 
-from bench.env import Ctx, python_exe
+from bench.env import REPO, Ctx, python_exe
 from bench.results import BenchResult, le, spread
 from bench.stats import interleave, median
 
 NAME = "cpu"
+LIST_100 = "collab list --json, 100 saved runs"
 
 
 def cpu_seconds(argv: list[str], env: dict[str, str], cwd: str) -> float:
@@ -55,27 +58,39 @@ def _a_run(env: dict[str, str], cwd: str) -> str:
     return out.stdout.strip()
 
 
+def _saved_runs(env: dict[str, str], cwd: str) -> dict[str, str]:
+    """``env`` with a COLLAB_HOME of its own holding 100 saved runs (bench.saved_runs)."""
+    home = os.path.join(cwd, "home-100-runs")
+    os.makedirs(home, exist_ok=True)
+    env = env | {"COLLAB_HOME": home}
+    subprocess.run([python_exe(), "-m", "bench.saved_runs"], env=env, cwd=REPO, check=True,
+                   stdout=subprocess.DEVNULL)  # fmt: skip
+    return env
+
+
 def run(ctx: Ctx) -> BenchResult:
     res = BenchResult(NAME)
     env = ctx.env.child_env()
     cwd = str(ctx.env.work)
     py = python_exe()
     run_id = _a_run(env, cwd)
+    envs = {LIST_100: _saved_runs(env, cwd)}
     cases: dict[str, list[str]] = {
         "import typer": [py, "-c", "import typer"],
         "import typer.rich_utils": [py, "-c", "import typer.rich_utils"],
         "collab --version": [py, "-m", "collab", "--version"],
         "collab list --json": [py, "-m", "collab", "list", "--json"],
+        LIST_100: [py, "-m", "collab", "list", "--json"],
         "collab status ID --json": [py, "-m", "collab", "status", run_id, "--json"],
         "collab --help": [py, "-m", "collab", "--help"],
     }
-    for argv in cases.values():  # warm-up: page cache and the bytecode cache
-        cpu_seconds(argv, env, cwd)
+    for name, argv in cases.items():  # warm-up: page cache and the bytecode cache
+        cpu_seconds(argv, envs.get(name, env), cwd)
     n = ctx.n(7, 21)
     load_before = os.getloadavg()[0]
     samples: dict[str, list[float]] = {k: [] for k in cases}
     for name in interleave(list(cases), n):
-        samples[name].append(cpu_seconds(cases[name], env, cwd))
+        samples[name].append(cpu_seconds(cases[name], envs.get(name, env), cwd))
     load_after = os.getloadavg()[0]
     typer_cpu = median(samples["import typer"])
     rich_cpu = median(samples["import typer.rich_utils"])
@@ -84,6 +99,7 @@ def run(ctx: Ctx) -> BenchResult:
         ("import typer.rich_utils", None, None, None),
         ("collab --version", "import typer", typer_cpu, 2.0),
         ("collab list --json", "import typer", typer_cpu, 2.0),
+        (LIST_100, "import typer", typer_cpu, 2.0),
         ("collab status ID --json", "import typer", typer_cpu, 2.0),
         ("collab --help", "import typer.rich_utils", rich_cpu, 1.5),
     ):

@@ -13,7 +13,8 @@ Benches (see each module's docstring for exactly what is measured):
   prompts   rendered prompt size per round of a 7-round debate with a realistic ledger
   batch     batch scaling at --parallel 1/2/4/8 (agent sleeps 1 s per turn), peak RSS
   startup   ``collab --help`` wall time (this environment and a clean venv), import costs
-  cpu       CPU time of --version, list --json, status --json, --help: ratios to typer's import
+  cpu       CPU time of --version, list --json (and over 100 saved runs), status --json, --help:
+            ratios to typer's import
   claude    the real ``claude`` binary against FakeAnthropic: CLI start-up vs our overhead
   tokens    real ``claude``: input tokens per call beyond our prompt and a debate's cost,
             the first release's argv vs the built-in one

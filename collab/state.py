@@ -31,7 +31,7 @@ from collab.ledger import (
 )
 from collab.records import record
 from collab.seats import SEATS, SIDES, Seat, Side, round_order
-from collab.store import RunDir, StoredRun, scan_runs
+from collab.store import SCHEMA_VERSION, RunDir, StoredRun, scan_runs
 from collab.turns import AgentMeta, TurnRecord, meta_from_fields
 from collab.verdict import Verdict, verdict
 
@@ -104,6 +104,14 @@ class RoundOrder:
 def _same(a: tuple[object, ...], b: tuple[object, ...]) -> bool:
     return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
 
+
+# What the ``ledger`` state.json keeps was made by: the schema it was saved under and
+# the rules of the replay. A reader takes the kept ledger instead of replaying the turns
+# (``collab list``: every run) only when the stamp is this collab's own; bump
+# ``_REPLAY_RULES`` with any change to what collab.ledger's replay makes of the same
+# turns (apply, with_checks, the stance tables), so runs saved before it are replayed.
+_REPLAY_RULES = 1
+LEDGER_STAMP = f"schema {SCHEMA_VERSION}, replay {_REPLAY_RULES}"
 
 # A turn that counts as the seat answering its round (the others failed: the seat is
 # absent for that round unless it answered).
@@ -225,6 +233,11 @@ class RunState:
         # Each cite with what its check found (the latest check of the same cite wins).
         return with_checks(ledger, {c.key(): c.status for t in turns for c in t.evidence_checks})
 
+    def keep_ledger(self, ledger: Ledger) -> None:
+        """Take ``ledger`` as :meth:`ledger`'s answer for the turns held now (the one
+        state.json keeps: see :func:`stored_ledger`), as if it had been replayed."""
+        self._ledgers[None] = ((self.config, self.stance_table, *self.turns), ledger)
+
     def round_ledgers(self) -> list[Ledger]:
         return [self.ledger(r) for r in range(1, self.rounds_done() + 1)]
 
@@ -326,6 +339,7 @@ class RunState:
             # Derived, kept for readers of state.json (resume recomputes them).
             "ledger": ledger_to_dict(ledger),
             "round_ledgers": [ledger_to_dict(lg) for lg in self.round_ledgers()],
+            "ledger_stamp": LEDGER_STAMP,
             "cost_usd": self.cost_usd(),
             "cost_usd_by_side": {
                 **{str(s): self.cost_usd(s) for s in self.seats},
@@ -499,10 +513,38 @@ def parse_state(raw: Mapping[str, object]) -> tuple[RunState | None, str | None]
         return None, f"state.json is damaged ({exc})"
 
 
+def stored_ledger(raw: Mapping[str, object]) -> Ledger | None:
+    """The ledger a loaded state.json keeps, when this collab's replay of its turns made
+    it (stamped :data:`LEDGER_STAMP`: saved by a collab of the same schema and replay
+    rules, so never migrated); None when it must be replayed (another stamp or none,
+    as in every run saved before the stamp, or a kept ledger that does not read)."""
+    items = raw.get("ledger")
+    if raw.get("ledger_stamp") != LEDGER_STAMP or not isinstance(items, list):
+        return None
+    try:
+        return Ledger(
+            tuple(
+                issue_from_fields(Fields.of(x, f"state.ledger[{i}]")) for i, x in enumerate(items)
+            )
+        )
+    except DamagedField:
+        return None
+
+
+def parse_listed(raw: Mapping[str, object]) -> tuple[RunState | None, str | None]:
+    """:func:`parse_state`, with the ledger state.json keeps taken as the run's ledger
+    where it may be (:func:`stored_ledger`): a list of runs replays none of them."""
+    state, damage = parse_state(raw)
+    if state is not None and (kept := stored_ledger(raw)) is not None:
+        state.keep_ledger(kept)
+    return state, damage
+
+
 def stored_runs() -> list[StoredRun]:
     """Every kept run, newest first, the damaged ones with what is wrong with them; each
-    run's state.json read and parsed once (its RunState in ``parsed``)."""
-    return scan_runs(parse=parse_state)
+    run's state.json read and parsed once (its RunState in ``parsed``, with the ledger
+    it keeps where that is this collab's own: :func:`parse_listed`)."""
+    return scan_runs(parse=parse_listed)
 
 
 def parsed_run(run: StoredRun) -> RunState | None:

@@ -6,6 +6,7 @@ documents and their JSON Schemas. The only place collab writes HTML.
 - :mod:`.html` report.html from ``templates/`` (Jinja2, autoescaped)
 - :mod:`.markup` model-written Markdown to sanitised HTML (markdown-it-py + nh3)
 - :mod:`.documents` / :mod:`.schemas` the ``--json`` documents and their schemas
+  (:mod:`.listing`: ``collab list``'s)
 
 :func:`write_reports` writes the files a run leaves in its directory.
 """
@@ -26,15 +27,14 @@ if TYPE_CHECKING:
         RESULT_SCHEMA,
         doctor_document,
         error_document,
-        list_document,
         preset_document,
         presets_document,
         result_document,
-        run_row,
         skill_document,
         version_document,
     )
     from collab.report.html import render_html
+    from collab.report.listing import list_document, run_row
     from collab.report.markdown import (
         judge_md,
         render_markdown_report,
@@ -44,18 +44,19 @@ if TYPE_CHECKING:
 
 # Each name's module, imported the first time the name is asked for (PEP 562): the
 # --json documents of ``collab list``/``status`` need neither Jinja2 nor markdown-it and
-# nh3 (~0.1 s of CPU, and memory a debate does not keep), only .documents.
+# nh3 (~0.1 s of CPU, and memory a debate does not keep), only .documents (``list``:
+# .listing alone).
 __getattr__ = exports(
     __name__,
     {
         "RESULT_SCHEMA": "collab.report.documents",
         "doctor_document": "collab.report.documents",
         "error_document": "collab.report.documents",
-        "list_document": "collab.report.documents",
+        "list_document": "collab.report.listing",
         "preset_document": "collab.report.documents",
         "presets_document": "collab.report.documents",
         "result_document": "collab.report.documents",
-        "run_row": "collab.report.documents",
+        "run_row": "collab.report.listing",
         "skill_document": "collab.report.documents",
         "version_document": "collab.report.documents",
         "render_html": "collab.report.html",

@@ -3,22 +3,20 @@
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from collab import __version__
 from collab.decision import option_ids
 from collab.favours import flips, most_favoured, preferences
-from collab.fields import DamagedField
 from collab.ledger import counts, ledger_to_dict, open_blocking
-from collab.outcome import outcome_of, shown_stop_reason
+from collab.outcome import shown_stop_reason
 from collab.panel import issue_tally, one_family_note, seat_infos
 from collab.presets import Preset
-from collab.state import RunState, parsed_run
+from collab.state import RunState
 from collab.stats import run_stats
-from collab.store import RunDir, StoredRun
+from collab.store import RunDir
 
 if TYPE_CHECKING:
     from collab.doctor import Check
@@ -149,62 +147,6 @@ def error_document(kind: str, message: str, exit_code: int) -> dict[str, object]
         "error": {"kind": kind, "message": message},
         "exit_code": exit_code,
     }
-
-
-def run_row(run: StoredRun) -> dict[str, object]:
-    """One run of ``collab list``, as :func:`collab.state.stored_runs` found it. A damaged
-    run is listed too, with status ``damaged``, the ``reason`` and what could be read of
-    it (null where nothing could)."""
-    raw: Mapping[str, Any] = run.state or {}
-    cfg = raw.get("config")
-    cfg = cfg if isinstance(cfg, dict) else {}
-    damaged = run.damage is not None
-    row: dict[str, object] = {
-        "run_id": run.run_id,
-        "created": _str(raw.get("created")) or _id_time(run.run_id),
-        "topic": _str(cfg.get("topic")),
-        "preset": _str(cfg.get("preset")),
-        "rounds_done": _int(raw.get("rounds_done")),
-        "rounds": _int(cfg.get("rounds")),
-        "status": "damaged" if damaged else raw.get("status"),
-        "stop_reason": None
-        if damaged
-        else shown_stop_reason(raw.get("status"), _str(raw.get("stop_reason"))),
-        "cost_usd": _num(raw.get("cost_usd")),
-        "reason": run.damage,
-    }
-    if not damaged and (state := parsed_run(run)) is not None:
-        # The outcome needs the ledger, replayed from the turns; a row of what could be
-        # read has none. The RunState is the one stored_runs parsed: no second parse.
-        with contextlib.suppress(DamagedField):
-            row |= outcome_of(state).fields()
-    return row
-
-
-def list_document(runs: Sequence[StoredRun]) -> dict[str, object]:
-    return {"schema": "collab.list/1", "runs": [run_row(r) for r in runs]}
-
-
-def _str(value: object) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _int(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _num(value: object) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value)
-
-
-def _id_time(run_id: str) -> str | None:
-    """A run id starts with the time it was made: ``20261130-101502-…``."""
-    d = run_id
-    if len(d) < 15 or d[8] != "-" or not (d[:8] + d[9:15]).isdigit():
-        return None
-    return f"{d[:4]}-{d[4:6]}-{d[6:8]}T{d[9:11]}:{d[11:13]}:{d[13:15]}"
 
 
 def presets_document(presets: Iterable[Preset]) -> dict[str, object]:
