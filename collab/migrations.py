@@ -119,6 +119,14 @@ def m007_panels(doc: Doc) -> None:
         ]
 
 
+@migration
+def m008_ledger_stamp(doc: Doc) -> None:
+    """v8 → v9. Runs before the stamp kept a copy of their ledger that no reader took for
+    the replay of their turns: the copy is marked as made by no known rules (``None``), so
+    ``collab list`` replays such a run's turns as collab always did (state.stored_ledger)."""
+    doc.setdefault("ledger_stamp", None)
+
+
 LATEST = len(MIGRATIONS) + 1
 
 

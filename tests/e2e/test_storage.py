@@ -389,7 +389,7 @@ def test_an_old_half_finished_run_is_migrated_and_goes_on_as_it_began(
     res = cli("resume", run_dir.run_id, "--json")
     assert res.code == 0, res.err
     after = json.loads(run_dir.state_path.read_text(encoding="utf-8"))
-    assert after["schema_version"] == SCHEMA_VERSION == 8
+    assert after["schema_version"] == SCHEMA_VERSION == 9
     assert after["config"]["opening"] == "sequential"
     assert after["stance_table"] == "v1"  # the old run replays its ledger by the old rule
     calls = fake_agent.calls()

@@ -29,6 +29,7 @@ def v1_doc() -> Doc:
 
 NO_OPTIONS: Doc = {"options": [], "constraints": [], "leaning": None}
 STEERING: Doc = {"decisions": [], "followups": [], "continues": [], "superseded_judges": []}
+UNSTAMPED: Doc = {"ledger_stamp": None}  # m008: a kept ledger no replay rules are known for
 
 
 class Row(NamedTuple):
@@ -87,12 +88,13 @@ def test_what_a_v1_run_said_is_kept() -> None:
 def test_damage_is_left_for_the_loader_to_name() -> None:
     doc: Doc = {"schema_version": 1, "config": "oops", "turns": ["x", 3], "judge": 7}
     assert migrate(copy.deepcopy(doc), 1) == {
-        **doc, "schema_version": LATEST, "judge_first": None, "stance_table": "v1", **STEERING
+        **doc, "schema_version": LATEST, "judge_first": None, "stance_table": "v1", **STEERING,
+        **UNSTAMPED,
     }  # fmt: skip
 
 
 def test_versions_are_named_and_counted() -> None:
-    assert LATEST == len(MIGRATIONS) + 1 == 8
+    assert LATEST == len(MIGRATIONS) + 1 == 9
     assert [m.__name__ for m in MIGRATIONS] == [
         "m001_protocol_v2_fields",
         "m002_stance_table_v1",
@@ -101,6 +103,7 @@ def test_versions_are_named_and_counted() -> None:
         "m005_depth",
         "m006_decision_options",
         "m007_panels",
+        "m008_ledger_stamp",
     ]
     current = migrate(v1_doc(), 1)
     assert migrate(copy.deepcopy(current), LATEST) == current  # nothing to do at the latest
@@ -128,6 +131,7 @@ def test_a_v2_run_keeps_the_v1_stance_table() -> None:
         "schema_version": LATEST,
         "stance_table": "v1",
         **STEERING,
+        **UNSTAMPED,
     }
     said: Doc = {"schema_version": 2, "stance_table": "v2"}
     assert migrate(copy.deepcopy(said), 2)["stance_table"] == "v2"
@@ -136,7 +140,7 @@ def test_a_v2_run_keeps_the_v1_stance_table() -> None:
 def test_a_v4_run_keeps_what_it_recorded_and_gets_no_steering() -> None:
     doc: Doc = {"schema_version": 4, "run_id": "r", "decisions": [{"kind": "choice"}]}
     out = migrate(copy.deepcopy(doc), 4)
-    assert out == {**STEERING, **doc, "schema_version": LATEST}
+    assert out == {**STEERING, **doc, "schema_version": LATEST, **UNSTAMPED}
 
 
 def test_a_v6_run_weighed_no_options_and_keeps_what_it_said() -> None:
@@ -144,3 +148,12 @@ def test_a_v6_run_weighed_no_options_and_keeps_what_it_said() -> None:
     out = migrate(copy.deepcopy(doc), 6)
     assert out["config"] == {"topic": "T", "options": ["x", "y"], "constraints": [],
                              "leaning": None, "turn_order": "fixed"}  # fmt: skip
+
+
+def test_a_v8_run_keeps_its_ledger_copy_but_is_marked_unstamped() -> None:
+    """m008: a run saved before the stamp keeps the ledger copy it wrote, marked as made
+    by no known rules (so collab list replays its turns); a stamp already there stays."""
+    doc: Doc = {"schema_version": 8, "run_id": "r", "ledger": [{"id": "I1"}]}
+    assert migrate(copy.deepcopy(doc), 8) == {**doc, "schema_version": LATEST, **UNSTAMPED}
+    stamped: Doc = {"schema_version": 8, "ledger_stamp": "schema 9, replay 1"}
+    assert migrate(copy.deepcopy(stamped), 8)["ledger_stamp"] == "schema 9, replay 1"

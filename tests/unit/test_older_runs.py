@@ -3,9 +3,9 @@
 ``tests/data/older_runs/vN.json`` is the state.json a 2-round debate (the bench agent,
 subprocess runner) left when run with the collab that wrote schema N — each file as that
 version saved it, from its own code (v1: 63623da, v2: 8c8f7b7, v3: 1ebcd9c, v4: 2b3f605,
-v5: 8ac8ca3, v6: 4fae60e, v7: ce65bb3). The test cuts each back to where an interrupt after
-round 1 leaves a run (round 2's turns and the Judge not yet run), loads it through the
-store (the migrations run there) and resumes it with the in-process runner.
+v5: 8ac8ca3, v6: 4fae60e, v7: ce65bb3, v8: 76fbfd5). The test cuts each back to where an
+interrupt after round 1 leaves a run (round 2's turns and the Judge not yet run), loads it
+through the store (the migrations run there) and resumes it with the in-process runner.
 """
 
 from __future__ import annotations
@@ -48,6 +48,8 @@ def test_a_run_saved_by_an_older_collab_loads_and_resumes_to_the_end(version: in
         **saved, "turns": round_1, "judge": None, "status": "interrupted",
         "stop_reason": None, "stop_detail": None, "rounds_done": 1, "checked_rounds": [1],
     }  # fmt: skip
+    if "round_orders" in saved:  # v8 on: the orders of the rounds held (round 1 only)
+        cut["round_orders"] = [o for o in saved["round_orders"] if o["round_no"] == 1]
     run_dir = RunDir(saved["run_id"])
     run_dir.create()
     run_dir.state_path.write_text(json.dumps(cut), encoding="utf-8")
@@ -67,12 +69,10 @@ def test_a_run_saved_by_an_older_collab_loads_and_resumes_to_the_end(version: in
     assert sorted(runner.steps()) == ["judge-1", "r2-A-1", "r2-B-1"]  # round 1 not run again
     after = json.loads(run_dir.state_path.read_text(encoding="utf-8"))
     assert after["schema_version"] == LATEST and after["status"] == "done"
-    # round 1 kept; round 2 in the fixed order (A, then B) every run before the rotation had
-    assert [(t["round_no"], t["side"]) for t in after["turns"]] == [
-        (1, "A"),
-        (1, "B"),
-        (2, "A"),
-        (2, "B"),
-    ]
+    # round 1 kept; round 2 in the fixed order (A, then B) every run before the rotation
+    # had (v1-v7), or rotated (B, then A: the last speaker moves) from v8 on
+    second = [(2, "A"), (2, "B")] if version < 8 else [(2, "B"), (2, "A")]
+    assert saved["config"].get("turn_order", "fixed") == ("fixed" if version < 8 else "rotating")
+    assert [(t["round_no"], t["side"]) for t in after["turns"]] == [(1, "A"), (1, "B"), *second]
     assert [t["prose"] for t in after["turns"][:2]] == [t["prose"] for t in round_1]
     assert after["judge"]["text"].startswith("## TL;DR\nResumed.")
