@@ -5,8 +5,13 @@ Milliseconds a debate, no processes."""
 
 from __future__ import annotations
 
+import atexit
+import copy
 import functools
 import json
+import os
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +32,7 @@ from collab.runners.inprocess import (
     script,
 )
 from collab.state import RunState
-from collab.store import RunDir, new_run_id
+from collab.store import RunDir, make_private_dirs, new_run_id, runs_dir
 from tests.helpers import JUDGE_REST
 
 Answer = Reply | str
@@ -149,6 +154,50 @@ def debate(
     except (Interrupted, PrerequisiteError) as exc:
         run.error = exc
     return run
+
+
+_SHM = Path("/dev/shm")
+
+
+def shared(make: Callable[..., Run]) -> Callable[..., Run]:
+    """``make(*args)``'s run, driven once per session and per ``args`` (in a COLLAB_HOME
+    of its own, the environment otherwise the test's), for tests that read a finished run:
+    each call copies its run directory into the test's COLLAB_HOME and hands back a copy
+    of the Run (state, events and saves; the runner is only read), so whatever a test
+    changes no other test sees, in any order. A second call in one home (a test that
+    wants two such runs) drives a new run, as ``make`` would. Only for a ``make`` whose
+    run depends on its arguments alone (no monkeypatch, no stateful handler) and for tests
+    that do not read its plan (made from the past runs of an empty home)."""
+    made: dict[object, tuple[Path, Run]] = {}
+
+    @functools.wraps(make)
+    def copied(*args: Any, **kwargs: Any) -> Run:
+        key = (args, tuple(sorted(kwargs.items())))
+        if key not in made:
+            shm = _SHM.is_dir() and os.access(_SHM, os.W_OK)
+            home = Path(tempfile.mkdtemp(prefix="collab-unit-shared-", dir=_SHM if shm else None))
+            here = os.environ.get("COLLAB_HOME")
+            os.environ["COLLAB_HOME"] = str(home)
+            try:
+                made[key] = (home, make(*args, **kwargs))
+            finally:
+                if here is None:
+                    del os.environ["COLLAB_HOME"]
+                else:
+                    os.environ["COLLAB_HOME"] = here
+                atexit.register(shutil.rmtree, home, ignore_errors=True)
+        home, run = made[key]
+        rid = run.state.run_id
+        if (runs_dir() / rid).exists():
+            return make(*args, **kwargs)
+        make_private_dirs(runs_dir())
+        shutil.copytree(home / "runs" / rid, runs_dir() / rid)
+        return Run(
+            copy.deepcopy(run.state), run.runner, copy.deepcopy(run.events),
+            copy.deepcopy(run.saves), run.error,
+        )  # fmt: skip
+
+    return copied
 
 
 def by_round(steps: Sequence[str]) -> list[str]:
