@@ -89,8 +89,18 @@ class Run:
     state: RunState
     runner: InProcessRunner
     events: list[dict[str, object]]
-    saves: list[dict[str, Any]] = field(default_factory=list)
+    # Each document saved, as handed to the save (its top level copied then; what it
+    # holds is never changed after), made JSON on first reading (few tests read them).
+    saved: list[dict[str, object]] = field(default_factory=list)
     error: BaseException | None = None
+    _saves: list[dict[str, Any]] | None = field(default=None, init=False, repr=False)
+
+    @property
+    def saves(self) -> list[dict[str, Any]]:
+        """Each state.json document the run saved, in order, as JSON reads it back."""
+        if self._saves is None:
+            self._saves = [json.loads(json.dumps(doc)) for doc in self.saved]
+        return self._saves
 
     def steps(self) -> list[str]:
         return self.runner.steps()
@@ -135,11 +145,11 @@ def debate(
         run_dir = RunDir(state.run_id)
         resumed = True
     events: list[dict[str, object]] = []
-    saves: list[dict[str, Any]] = []
+    saved: list[dict[str, object]] = []
     save = run_dir.save
 
     def keep(doc: dict[str, object]) -> None:
-        saves.append(json.loads(json.dumps(doc)))
+        saved.append(dict(doc))  # before the save adds its version and time
         save(doc)
 
     run_dir.save = keep  # type: ignore[method-assign,assignment]
@@ -148,7 +158,7 @@ def debate(
         event_sinks=[lambda logged: events.append(logged.to_json())], resumed=resumed,
         clock=runner.clock,
     )  # fmt: skip
-    run = Run(state, runner, events, saves)
+    run = Run(state, runner, events, saved)
     try:
         orch.run()
     except (Interrupted, PrerequisiteError) as exc:
@@ -194,7 +204,7 @@ def shared(make: Callable[..., Run]) -> Callable[..., Run]:
         shutil.copytree(home / "runs" / rid, runs_dir() / rid)
         return Run(
             copy.deepcopy(run.state), run.runner, copy.deepcopy(run.events),
-            copy.deepcopy(run.saves), run.error,
+            list(run.saved), run.error,
         )  # fmt: skip
 
     return copied
