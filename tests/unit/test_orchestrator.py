@@ -306,8 +306,14 @@ def test_the_cost_cap_skips_the_judge_for_the_ledger_summary() -> None:
 # -- the blind round -------------------------------------------------------------------
 
 
+@shared  # driven once; each test gets a copy in its own home
+def secrets() -> Run:
+    """Each side's round 1 holds a secret of its own."""
+    return debate({"r1-A": [said(["secret of A"])], "r1-B": [said(["secret of B"])]})
+
+
 def test_the_blind_round_hides_each_sides_reply_from_the_other() -> None:
-    run = debate({"r1-A": [said(["secret of A"])], "r1-B": [said(["secret of B"])]})
+    run = secrets()
     prompts = {job.step: job.prompt for job in run.runner.jobs}
     assert "secret of A" not in prompts["r1-B-1"] and "secret of B" not in prompts["r1-A-1"]
     assert "secret of A" in prompts["r2-B-1"] and "secret of B" in prompts["r2-A-1"]
@@ -315,7 +321,7 @@ def test_the_blind_round_hides_each_sides_reply_from_the_other() -> None:
 
 
 def test_a_blind_side_resumed_alone_sees_nothing_of_the_saved_side() -> None:
-    whole = debate({"r1-A": [said(["secret of A"])], "r1-B": [said(["secret of B"])]})
+    whole = secrets()
     one = next(s for s in whole.saves if len(s["turns"]) == 1)
     saved = one["turns"][0]["side"]
     other = "B" if saved == "A" else "A"
