@@ -261,9 +261,16 @@ STOPS = [
 ]  # fmt: skip
 
 
+@shared  # each case driven once: the tests below read some of the same runs
+def stopped(test_id: str) -> Run:
+    """The run of the stop rule case ``test_id``."""
+    case = next(c for c in STOPS if c.test_id == test_id)
+    return debate(case.replies, case.default, **case.options)
+
+
 @pytest.mark.parametrize("case", STOPS, ids=[c.test_id for c in STOPS])
 def test_stop_rules(case: Stop) -> None:
-    run = debate(case.replies, case.default, **case.options)
+    run = stopped(case.test_id)
     assert run.error is None
     assert (run.state.stop_reason, run.state.stop_detail) == (case.reason, case.detail)
     assert by_round(run.steps()) == by_round(case.steps)
@@ -274,7 +281,7 @@ def test_stop_rules(case: Stop) -> None:
 
 
 def test_a_new_angle_is_injected_once_before_the_circular_break() -> None:
-    run = debate({}, circling, rounds=7)
+    run = stopped("circular-break")  # debate({}, circling, rounds=7)
     angle = run.state.angle
     assert angle is not None and (angle.round_no, angle.issue_ids[0]) == (5, "I1")
     r5 = [job.prompt for job in run.runner.jobs if job.step.startswith("r5-")]
@@ -284,7 +291,8 @@ def test_a_new_angle_is_injected_once_before_the_circular_break() -> None:
 
 
 def test_the_budget_bounds_each_turns_timeout_on_the_clock() -> None:
-    run = debate({}, Reply(said(["x"]), seconds=30), budget=100, opening="sequential")
+    # debate({}, Reply(said(["x"]), seconds=30), budget=100, opening="sequential")
+    run = stopped("budget-spent-after-round")
     timeouts = {job.step: job.timeout for job in run.runner.jobs}
     # 90 s spent before r2-A (round 2 ends with A): it gets the 10 left, and both
     # attempts time out.
