@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Literal, get_args
+from typing import Any, Literal, TypeVar, get_args
 
 from collab import __version__
 from collab.agents.decoding import Usage, sum_usage
@@ -42,6 +42,8 @@ RUN_STATUSES: tuple[RunStatus, ...] = get_args(RunStatus)
 # only its own kind of run. Optional in state.json: a run saved without it was a person's.
 Origin = Literal["cli", "mcp"]
 ORIGINS: tuple[Origin, ...] = get_args(Origin)
+_Frozen = TypeVar("_Frozen")
+_Form = TypeVar("_Form")
 
 
 @dataclass
@@ -161,6 +163,11 @@ class RunState:
     # run is saved after every step with its ledger and every round's, which replayed
     # the whole run each time (most of the cost of a save).
     _ledgers: dict[int | None, tuple[tuple[object, ...], Ledger]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+    # :meth:`to_dict`'s forms of the immutable config, turns and ledgers of the last save,
+    # by identity (a run is saved after every step, with every turn and round ledger).
+    _forms: dict[int, tuple[object, Any]] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
 
@@ -310,7 +317,18 @@ class RunState:
 
     # -- persistence -----------------------------------------------------------------
     def to_dict(self) -> dict[str, object]:
+        """The state.json document. The parts made from immutable objects (the config,
+        each turn, each ledger) are the same objects from one call to the next: read
+        them, never change them."""
         ledger = self.ledger()
+        forms, self._forms = self._forms, {}
+
+        def form(obj: _Frozen, make: Callable[[_Frozen], _Form]) -> _Form:
+            kept = forms.get(id(obj))
+            made: _Form = kept[1] if kept is not None and kept[0] is obj else make(obj)
+            self._forms[id(obj)] = (obj, made)
+            return made
+
         return {
             "collab_version": __version__,
             "run_id": self.run_id,
@@ -320,9 +338,9 @@ class RunState:
             "stop_reason": self.stop_reason,
             "stop_detail": self.stop_detail,
             "error": self.error,
-            "config": self.config.to_dict(),
+            "config": form(self.config, DebateConfig.to_dict),
             "rounds_done": self.rounds_done(),
-            "turns": [t.to_dict() for t in self.turns],
+            "turns": [form(t, TurnRecord.to_dict) for t in self.turns],
             "checked_rounds": list(self.checked_rounds),
             "angle": None if self.angle is None else asdict(self.angle),
             "judge": None if self.judge is None else asdict(self.judge),
@@ -337,8 +355,8 @@ class RunState:
             "superseded_judges": [asdict(j) for j in self.superseded_judges],
             "plan": self.plan,
             # Derived, kept for readers of state.json (resume recomputes them).
-            "ledger": ledger_to_dict(ledger),
-            "round_ledgers": [ledger_to_dict(lg) for lg in self.round_ledgers()],
+            "ledger": form(ledger, ledger_to_dict),
+            "round_ledgers": [form(lg, ledger_to_dict) for lg in self.round_ledgers()],
             "ledger_stamp": LEDGER_STAMP,
             "cost_usd": self.cost_usd(),
             "cost_usd_by_side": {

@@ -12,9 +12,14 @@ from collab.errors import UsageError
 from collab.request import DebateRequest, build_config
 from collab.runners.inprocess import SCRIPTED, SCRIPTED_AGENTS
 from tests.fakes.depth_scripts import SCRIPTS
-from tests.unit.test_orchestrator import debate, home_in_memory
+from tests.unit.test_orchestrator import Run, debate, home_in_memory, shared
 
 __all__ = ["home_in_memory"]  # the autouse fixture: COLLAB_HOME on tmpfs
+
+
+@shared  # each (script, options) driven once; each test gets a copy in its own home
+def scripted(name: str, **options: Any) -> Run:
+    return debate({}, SCRIPTS[name], **options)
 
 
 def cfg(**options: Any) -> Any:
@@ -111,17 +116,17 @@ CASES = [
 
 @pytest.mark.parametrize("case", CASES, ids=[f"{c.script}-{c.options}" for c in CASES])
 def test_calls_per_depth(case: Case) -> None:
-    run = debate({}, SCRIPTS[case.script], **case.options)
+    run = scripted(case.script, **case.options)
     assert sorted(run.steps()) == sorted(case.steps)
     assert (run.state.stop_reason, run.state.stop_detail) == (case.reason, case.detail)
     assert run.state.status == "done"
 
 
 def test_quick_is_inconclusive_and_keeps_its_open_issues() -> None:
-    run = debate({}, SCRIPTS["easy"], depth="quick")
+    run = scripted("easy", depth="quick")
     assert run.state.verdict() == "inconclusive"
     assert [i.status for i in run.state.ledger().issues] == ["open", "open"]
-    standard = debate({}, SCRIPTS["lingering"])
+    standard = scripted("lingering")
     assert standard.state.verdict() != "inconclusive"
 
 
@@ -140,7 +145,7 @@ def test_auto_stops_after_the_cross_check_when_nothing_is_contested() -> None:
 
 
 def test_the_cross_check_round_is_short_and_sees_only_the_others_blind_reply() -> None:
-    run = debate({}, SCRIPTS["contested"], depth="auto", rounds=3, max_chars=800)
+    run = scripted("contested", depth="auto", rounds=3, max_chars=800)
     jobs = {j.step: j for j in run.runner.jobs}
     for side, other in (("A", "B"), ("B", "A")):
         prompt = jobs[f"r2-{side}-1"].prompt
@@ -162,8 +167,8 @@ def test_standard_is_unchanged_by_depth() -> None:
         return sorted((j.step, "" if j.step.startswith("judge") else j.prompt) for j in jobs)
 
     for name in SCRIPTS:
-        default = debate({}, SCRIPTS[name]).runner.jobs
-        explicit = debate({}, SCRIPTS[name], depth="standard", rounds=3).runner.jobs
+        default = scripted(name).runner.jobs
+        explicit = scripted(name, depth="standard", rounds=3).runner.jobs
         assert calls(default) == calls(explicit)
 
 
@@ -203,10 +208,10 @@ def test_stats_per_depth_count_calls_tokens_and_verdicts() -> None:
     from collab.stats import aggregate, run_stats
 
     runs = [
-        debate({}, SCRIPTS["easy"], depth="quick"),
-        debate({}, SCRIPTS["lingering"], depth="quick"),
-        debate({}, SCRIPTS["lingering"], depth="auto"),
-        debate({}, SCRIPTS["lingering"]),
+        scripted("easy", depth="quick"),
+        scripted("lingering", depth="quick"),
+        scripted("lingering", depth="auto"),
+        scripted("lingering"),
     ]
     by_depth = aggregate([run_stats(r.state) for r in runs]).by_depth
     assert list(by_depth) == ["quick", "standard", "auto"]
@@ -237,7 +242,7 @@ def test_a_quick_runs_open_issues_keep_their_severity_for_the_gate() -> None:
     from collab.report.documents import result_document
     from collab.store import RunDir
 
-    run = debate({}, SCRIPTS["easy"], depth="quick")
+    run = scripted("easy", depth="quick")
     doc = result_document(run.state, RunDir(run.state.run_id))
     assert doc["depth"] == "quick" and doc["verdict"] == "inconclusive"
     assert [i["severity"] for i in doc["ledger"]] == ["major", "major"]

@@ -36,7 +36,7 @@ from collab.state import load_state
 from collab.stats import aggregate, run_stats
 from collab.store import RunDir, runs_dir
 from tests.helpers import schema_validate
-from tests.unit.test_orchestrator import JUDGE, debate, home_in_memory
+from tests.unit.test_orchestrator import JUDGE, Run, debate, home_in_memory, shared
 
 __all__ = ["home_in_memory"]  # the autouse fixture: COLLAB_HOME on tmpfs
 
@@ -120,8 +120,20 @@ FLIP = {
 DECISION = {"option": OPTIONS, "constraint": ("no new servers",), "leaning": "I lean to SQLite"}
 
 
+@shared  # driven once; each test gets a copy in its own home
+def flipped() -> Run:
+    """A flips from O1 to O2 in round 2, with the decision input."""
+    return debate(FLIP, rounds=3, **DECISION)
+
+
+@shared
+def without_options() -> Run:
+    """Two rounds, no decision input."""
+    return debate({"judge": [JUDGE]}, rounds=2)
+
+
 def test_favours_is_recorded_per_seat_per_round_and_a_flip_is_one_event() -> None:
-    run = debate(FLIP, rounds=3, **DECISION)
+    run = flipped()
     assert run.error is None
     assert preferences(run.state.turns) == {
         "A": {1: "O1", 2: "O2", 3: "O2"},
@@ -144,7 +156,7 @@ def test_every_turn_finished_event_carries_the_option_its_seat_named() -> None:
     """events.jsonl / ``--events ndjson`` (one ``to_json``), read back typed, the MCP
     progress line and the terminal view: ``favours`` where the reply named one, absent
     where it named none (older readers see the same lines)."""
-    run = debate(FLIP, rounds=3, **DECISION)
+    run = flipped()
     finished = [e for e in run.events if e["event"] == "turn_finished"]
     assert {(e["round"], e["side"]): e.get("favours") for e in finished} == {
         (1, "A"): "O1", (2, "A"): "O2", (3, "A"): "O2",
@@ -172,7 +184,7 @@ def test_every_turn_finished_event_carries_the_option_its_seat_named() -> None:
 
 
 def test_a_flip_is_shown_in_every_rendered_report() -> None:
-    run = debate(FLIP, rounds=3, **DECISION)
+    run = flipped()
     state = run.state
     transcript = transcript_md(state)
     assert "**⇄ Role A now favours O2 (was O1) in round 2**" in transcript
@@ -228,7 +240,7 @@ def test_options_and_constraints_reach_every_seat_the_leaning_only_the_judge() -
 
 
 def test_without_decision_input_no_prompt_has_the_block() -> None:
-    run = debate({"judge": [JUDGE]}, rounds=2)
+    run = without_options()
     for job in run.runner.jobs:
         assert "COLLAB:DECISION" not in job.prompt and '"favours"' not in job.prompt
 
@@ -353,7 +365,7 @@ def test_mcp_refuses_one_or_six_options(options: list[str], tmp_path: Path) -> N
 
 
 def test_decide_validates_the_choice_against_the_runs_options() -> None:
-    run = debate(FLIP, rounds=3, **DECISION)
+    run = flipped()
     rid = run.state.run_id
     with pytest.raises(UsageError, match=r"must name one of the run's options: O1 Postgres"):
         record_decision(rid, choice="O3", why=None, outcome=None, by="me")
@@ -363,15 +375,15 @@ def test_decide_validates_the_choice_against_the_runs_options() -> None:
 
 
 def _matched(choice: str, replies: dict[str, list[str]] = FLIP) -> Any:
-    run = debate(replies, rounds=3, **DECISION)
+    run = flipped() if replies is FLIP else debate(replies, rounds=3, **DECISION)
     record_decision(run.state.run_id, choice=choice, why=None, outcome=None, by="me")
     return run_stats(load_state(RunDir(run.state.run_id)))
 
 
 def test_stats_count_how_often_the_choice_matched_the_seats_favourite() -> None:
     matched, missed = _matched("O2"), _matched("O1")
-    undecided = run_stats(debate(FLIP, rounds=3, **DECISION).state)
-    no_options = debate({"judge": [JUDGE]}, rounds=2)
+    undecided = run_stats(flipped().state)
+    no_options = without_options()
     record_decision(no_options.state.run_id, choice="whatever", why=None, outcome=None, by="me")
     free = run_stats(load_state(RunDir(no_options.state.run_id)))
     assert (matched.choice_matched, missed.choice_matched) == (True, False)
@@ -427,7 +439,7 @@ def test_constraints_may_be_a_config_default_options_and_leaning_may_not(tmp_pat
 def test_the_adr_lists_the_options_as_the_considered_ones() -> None:
     from collab.report.adr import adr_markdown
 
-    run = debate(FLIP, rounds=3, **DECISION)
+    run = flipped()
     state = record_decision(run.state.run_id, choice="O2", why="one file", by="me")
     adr = adr_markdown(state)
     considered = adr.split("## Considered Options")[1].split("##")[0]

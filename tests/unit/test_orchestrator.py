@@ -5,8 +5,13 @@ Milliseconds a debate, no processes."""
 
 from __future__ import annotations
 
+import atexit
+import copy
 import functools
 import json
+import os
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +32,7 @@ from collab.runners.inprocess import (
     script,
 )
 from collab.state import RunState
-from collab.store import RunDir, new_run_id
+from collab.store import RunDir, make_private_dirs, new_run_id, runs_dir
 from tests.helpers import JUDGE_REST
 
 Answer = Reply | str
@@ -84,8 +89,18 @@ class Run:
     state: RunState
     runner: InProcessRunner
     events: list[dict[str, object]]
-    saves: list[dict[str, Any]] = field(default_factory=list)
+    # Each document saved, as handed to the save (its top level copied then; what it
+    # holds is never changed after), made JSON on first reading (few tests read them).
+    saved: list[dict[str, object]] = field(default_factory=list)
     error: BaseException | None = None
+    _saves: list[dict[str, Any]] | None = field(default=None, init=False, repr=False)
+
+    @property
+    def saves(self) -> list[dict[str, Any]]:
+        """Each state.json document the run saved, in order, as JSON reads it back."""
+        if self._saves is None:
+            self._saves = [json.loads(json.dumps(doc)) for doc in self.saved]
+        return self._saves
 
     def steps(self) -> list[str]:
         return self.runner.steps()
@@ -130,11 +145,11 @@ def debate(
         run_dir = RunDir(state.run_id)
         resumed = True
     events: list[dict[str, object]] = []
-    saves: list[dict[str, Any]] = []
+    saved: list[dict[str, object]] = []
     save = run_dir.save
 
     def keep(doc: dict[str, object]) -> None:
-        saves.append(json.loads(json.dumps(doc)))
+        saved.append(dict(doc))  # before the save adds its version and time
         save(doc)
 
     run_dir.save = keep  # type: ignore[method-assign,assignment]
@@ -143,12 +158,56 @@ def debate(
         event_sinks=[lambda logged: events.append(logged.to_json())], resumed=resumed,
         clock=runner.clock,
     )  # fmt: skip
-    run = Run(state, runner, events, saves)
+    run = Run(state, runner, events, saved)
     try:
         orch.run()
     except (Interrupted, PrerequisiteError) as exc:
         run.error = exc
     return run
+
+
+_SHM = Path("/dev/shm")
+
+
+def shared(make: Callable[..., Run]) -> Callable[..., Run]:
+    """``make(*args)``'s run, driven once per session and per ``args`` (in a COLLAB_HOME
+    of its own, the environment otherwise the test's), for tests that read a finished run:
+    each call copies its run directory into the test's COLLAB_HOME and hands back a copy
+    of the Run (state, events and saves; the runner is only read), so whatever a test
+    changes no other test sees, in any order. A second call in one home (a test that
+    wants two such runs) drives a new run, as ``make`` would. Only for a ``make`` whose
+    run depends on its arguments alone (no monkeypatch, no stateful handler) and for tests
+    that do not read its plan (made from the past runs of an empty home)."""
+    made: dict[object, tuple[Path, Run]] = {}
+
+    @functools.wraps(make)
+    def copied(*args: Any, **kwargs: Any) -> Run:
+        key = (args, tuple(sorted(kwargs.items())))
+        if key not in made:
+            shm = _SHM.is_dir() and os.access(_SHM, os.W_OK)
+            home = Path(tempfile.mkdtemp(prefix="collab-unit-shared-", dir=_SHM if shm else None))
+            here = os.environ.get("COLLAB_HOME")
+            os.environ["COLLAB_HOME"] = str(home)
+            try:
+                made[key] = (home, make(*args, **kwargs))
+            finally:
+                if here is None:
+                    del os.environ["COLLAB_HOME"]
+                else:
+                    os.environ["COLLAB_HOME"] = here
+                atexit.register(shutil.rmtree, home, ignore_errors=True)
+        home, run = made[key]
+        rid = run.state.run_id
+        if (runs_dir() / rid).exists():
+            return make(*args, **kwargs)
+        make_private_dirs(runs_dir())
+        shutil.copytree(home / "runs" / rid, runs_dir() / rid)
+        return Run(
+            copy.deepcopy(run.state), run.runner, copy.deepcopy(run.events),
+            list(run.saved), run.error,
+        )  # fmt: skip
+
+    return copied
 
 
 def by_round(steps: Sequence[str]) -> list[str]:
@@ -202,9 +261,16 @@ STOPS = [
 ]  # fmt: skip
 
 
+@shared  # each case driven once: the tests below read some of the same runs
+def stopped(test_id: str) -> Run:
+    """The run of the stop rule case ``test_id``."""
+    case = next(c for c in STOPS if c.test_id == test_id)
+    return debate(case.replies, case.default, **case.options)
+
+
 @pytest.mark.parametrize("case", STOPS, ids=[c.test_id for c in STOPS])
 def test_stop_rules(case: Stop) -> None:
-    run = debate(case.replies, case.default, **case.options)
+    run = stopped(case.test_id)
     assert run.error is None
     assert (run.state.stop_reason, run.state.stop_detail) == (case.reason, case.detail)
     assert by_round(run.steps()) == by_round(case.steps)
@@ -215,7 +281,7 @@ def test_stop_rules(case: Stop) -> None:
 
 
 def test_a_new_angle_is_injected_once_before_the_circular_break() -> None:
-    run = debate({}, circling, rounds=7)
+    run = stopped("circular-break")  # debate({}, circling, rounds=7)
     angle = run.state.angle
     assert angle is not None and (angle.round_no, angle.issue_ids[0]) == (5, "I1")
     r5 = [job.prompt for job in run.runner.jobs if job.step.startswith("r5-")]
@@ -225,7 +291,8 @@ def test_a_new_angle_is_injected_once_before_the_circular_break() -> None:
 
 
 def test_the_budget_bounds_each_turns_timeout_on_the_clock() -> None:
-    run = debate({}, Reply(said(["x"]), seconds=30), budget=100, opening="sequential")
+    # debate({}, Reply(said(["x"]), seconds=30), budget=100, opening="sequential")
+    run = stopped("budget-spent-after-round")
     timeouts = {job.step: job.timeout for job in run.runner.jobs}
     # 90 s spent before r2-A (round 2 ends with A): it gets the 10 left, and both
     # attempts time out.
@@ -247,8 +314,14 @@ def test_the_cost_cap_skips_the_judge_for_the_ledger_summary() -> None:
 # -- the blind round -------------------------------------------------------------------
 
 
+@shared  # driven once; each test gets a copy in its own home
+def secrets() -> Run:
+    """Each side's round 1 holds a secret of its own."""
+    return debate({"r1-A": [said(["secret of A"])], "r1-B": [said(["secret of B"])]})
+
+
 def test_the_blind_round_hides_each_sides_reply_from_the_other() -> None:
-    run = debate({"r1-A": [said(["secret of A"])], "r1-B": [said(["secret of B"])]})
+    run = secrets()
     prompts = {job.step: job.prompt for job in run.runner.jobs}
     assert "secret of A" not in prompts["r1-B-1"] and "secret of B" not in prompts["r1-A-1"]
     assert "secret of A" in prompts["r2-B-1"] and "secret of B" in prompts["r2-A-1"]
@@ -256,7 +329,7 @@ def test_the_blind_round_hides_each_sides_reply_from_the_other() -> None:
 
 
 def test_a_blind_side_resumed_alone_sees_nothing_of_the_saved_side() -> None:
-    whole = debate({"r1-A": [said(["secret of A"])], "r1-B": [said(["secret of B"])]})
+    whole = secrets()
     one = next(s for s in whole.saves if len(s["turns"]) == 1)
     saved = one["turns"][0]["side"]
     other = "B" if saved == "A" else "A"

@@ -35,7 +35,16 @@ from collab.runners.inprocess import Reply
 from collab.state import RunState, stored_runs
 from collab.store import RunDir
 from tests.helpers import Cli, whole_command
-from tests.unit.test_orchestrator import JUDGE, NO_BLOCK, Run, config, debate, said
+from tests.unit.test_orchestrator import (
+    JUDGE,
+    NO_BLOCK,
+    Run,
+    config,
+    debate,
+    said,
+    shared,
+    stopped,
+)
 
 ANSI_COLOUR = re.compile(r"\x1b\[[0-9;]*3[0-9]m|\x1b\[[0-9;]*9[0-7]m")
 
@@ -59,12 +68,14 @@ def _blocking_split(job: TurnJob) -> str:
     return said([], [("I1" if side == "B" else "I2", "contest", "still so")])
 
 
+@shared  # driven once; each test gets a copy in its own home
 def finished() -> Run:
     run = debate({}, blocking_split, rounds=2)
     assert run.error is None and run.state.status == "done"
     return run
 
 
+@shared
 def interrupted() -> Run:
     run = debate(
         {"r2-B": [Reply(error=KeyboardInterrupt())]}, blocking_split, rounds=3
@@ -126,7 +137,8 @@ def test_the_line_is_bold_and_without_colour_under_no_color(
 
 
 def test_a_run_stopped_by_a_limit_says_stopped_but_shows_its_verdict() -> None:
-    state = debate({}, Reply(said(["x"]), cost_usd=0.03), max_cost=0.01).state
+    # debate({}, Reply(said(["x"]), cost_usd=0.03), max_cost=0.01)
+    state = stopped("cost-cap-blind-checked-once").state
     line = line_of(state, 160)
     assert "stopped: budget" in line and "verdict" in line and "collab show" in line
 

@@ -38,6 +38,7 @@ from tests.unit.test_orchestrator import (  # noqa: F401 (home_in_memory: autous
     debate,
     home_in_memory,
     said,
+    shared,
 )
 
 ROLES = (
@@ -216,6 +217,18 @@ def agreeing(seats: str) -> Any:
     return handler
 
 
+@shared  # driven once per (seats, options); each test gets a copy in its own home
+def agreed(seats: str, **options: Any) -> Run:
+    """Three seats, two rounds: A raises I1, and in round 2 ``seats`` agree with it."""
+    return panel(3, agreeing(seats), rounds=2, **options)
+
+
+@shared
+def quiet_pair() -> Run:
+    """Two seats, two rounds, no point raised."""
+    return debate({}, QUIET, rounds=2)
+
+
 @pytest.mark.parametrize(
     ("quorum", "agree", "status"),
     [(None, "BC", "open"), (None, "BCD", "resolved"), (2, "BC", "resolved"), (3, "BC", "open")],
@@ -296,7 +309,7 @@ def with_agents(state: RunState, *agents: tuple[str, str | None]) -> RunState:
 
 
 def test_one_family_is_said_beside_the_verdict_two_claude_seats_included() -> None:
-    run = panel(3, agreeing("BC"), rounds=2)
+    run = agreed("BC")
     st = run.state
     three = with_agents(st, ("claude", None), ("claude", "opus"), ("claude", "haiku"))
     assert one_family_note(three) == ONE_FAMILY
@@ -304,7 +317,7 @@ def test_one_family_is_said_beside_the_verdict_two_claude_seats_included() -> No
     assert one_family_note(mixed) is None
     unknown = with_agents(st, ("ollama", "x"), ("ollama", "x"), ("ollama", "x"))
     assert one_family_note(unknown) is None  # an unknown family is never "the same"
-    two = debate({}, QUIET, rounds=2).state
+    two = quiet_pair().state
     assert one_family_note(with_agents(two, ("claude", None), ("claude", None))) == ONE_FAMILY
     # the tally of I1 (A raised it, B and C agreed): families on the side of the point
     (issue,) = mixed.ledger().issues
@@ -318,7 +331,7 @@ def test_one_family_is_said_beside_the_verdict_two_claude_seats_included() -> No
 
 
 def test_the_result_document_is_v2_with_seats_and_v1_is_still_known() -> None:
-    run = panel(3, agreeing("B"), rounds=2)
+    run = agreed("B")
     doc = json.loads(json.dumps(result_document(run.state, RunDir(run.state.run_id))))
     schema_validate(doc, SCHEMAS["collab.result/2"])
     assert doc["schema"] == "collab.result/2"
@@ -337,8 +350,8 @@ def test_the_result_document_is_v2_with_seats_and_v1_is_still_known() -> None:
 
 
 def test_stats_give_the_verdict_mix_by_seat_count() -> None:
-    three = panel(3, agreeing("BC"), rounds=2).state  # I1 resolved by B and C: consensus
-    two = debate({}, QUIET, rounds=2).state  # no issue: inconclusive
+    three = agreed("BC").state  # I1 resolved by B and C: consensus
+    two = quiet_pair().state  # no issue: inconclusive
     total = aggregate([run_stats(three), run_stats(two)])
     assert total.verdicts_by_seats == {"2": {"inconclusive": 1}, "3": {"consensus": 1}}
 
@@ -351,7 +364,7 @@ def test_ask_names_any_seat_of_the_run_and_none_asks_every_seat() -> None:
 
 
 def test_the_html_report_speaks_seats() -> None:
-    run = panel(3, agreeing("B"), rounds=2, opening="blind")
+    run = agreed("B", opening="blind")
     page = render_html(run.state)
     assert "<th>evidence C</th>" in page and "Role C" in page
     assert "3 of 3 seats answered" in page

@@ -18,7 +18,7 @@ from collab.runners.base import TurnJob
 from collab.runners.inprocess import Reply
 from collab.state import RunState
 from collab.store import RunDir
-from tests.unit.test_orchestrator import JUDGE, said
+from tests.unit.test_orchestrator import JUDGE, Run, said, shared
 from tests.unit.test_orchestrator import home_in_memory as home_in_memory  # autouse
 from tests.unit.test_panels import panel, step_of
 
@@ -35,8 +35,13 @@ def contested(job: TurnJob) -> Reply:
     return Reply(said([], stances), cost_usd=0.01)
 
 
+@shared  # driven once per panel size; each test gets a copy in its own home
+def _contested_panel(n: int) -> Run:
+    return panel(n, contested, rounds=2)
+
+
 def finished(n: int) -> RunState:
-    return panel(n, contested, rounds=2).state
+    return _contested_panel(n).state
 
 
 def test_the_adr_says_what_every_seat_holds_on_an_open_issue() -> None:

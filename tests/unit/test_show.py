@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from collab.cli import main
-from tests.unit.test_orchestrator import JUDGE, debate, said
+from tests.unit.test_orchestrator import JUDGE, Run, debate, said, shared
 
 WORDS = "revocation " * 3 + "Stateless tokens cannot be withdrawn before they expire, " * 12
 PAGER = (
@@ -23,10 +23,15 @@ PAGER = (
 COLOUR = re.compile(r"\x1b\[(?:[0-9;]*;)?(?:3[0-9]|38;[0-9;]+)m")
 
 
+@shared  # driven once; each test gets a copy in its own home
+def wordy() -> Run:
+    replies = {f"r{r}-{s}": [said([f"point {r}{s}"], prose=WORDS)] for r in (1, 2, 3) for s in "AB"}
+    return debate({**replies, "judge": [JUDGE]}, rounds=3)
+
+
 @pytest.fixture
 def run_id() -> str:
-    replies = {f"r{r}-{s}": [said([f"point {r}{s}"], prose=WORDS)] for r in (1, 2, 3) for s in "AB"}
-    return debate({**replies, "judge": [JUDGE]}, rounds=3).state.run_id
+    return wordy().state.run_id
 
 
 def show(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:

@@ -49,3 +49,18 @@ def test_the_ledger_follows_the_config_and_the_stance_table() -> None:
     assert status(state) == "dropped"
     state.stance_table = "v1"
     assert status(state) == "open"
+
+
+def test_the_saved_document_follows_every_change_as_a_fresh_copys_does() -> None:
+    state = debate({"r1-A": [said(["tabs"])], "r2-B": [AGREE]}, QUIET, rounds=3).state
+
+    def saved(st: RunState) -> dict[str, object]:
+        return {k: v for k, v in st.to_dict().items() if k != "collab_version"}
+
+    assert saved(state) == saved(dataclasses.replace(state))
+    agreed = next(t for t in state.turns if (t.round_no, t.side) == (2, "B"))
+    state.turns[state.turns.index(agreed)] = dataclasses.replace(agreed, status="error")
+    assert saved(state) == saved(dataclasses.replace(state))  # a new turn: its own form
+    state.config = dataclasses.replace(state.config, quorum=2)
+    assert saved(state) == saved(dataclasses.replace(state))
+    assert saved(state)["config"]["quorum"] == 2  # type: ignore[index]
