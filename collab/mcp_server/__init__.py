@@ -7,10 +7,7 @@ Codex CLI, Gemini CLI), on the official MCP Python SDK.
   ``[mcp]`` limits
 - :mod:`.server` the session: handlers, roots, stdio
 - :mod:`.follow` the blocking ``debate``: progress notifications from events.jsonl
+
+The package itself imports nothing: :mod:`.server` brings in the MCP SDK (~0.9 s), which
+``args``, ``follow`` and ``slots`` do not need; ``collab mcp`` imports ``.server``.
 """
-
-from __future__ import annotations
-
-from collab.mcp_server.server import build_server, serve
-
-__all__ = ["build_server", "serve"]
