@@ -30,18 +30,21 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(kind)
 
 
+@pytest.fixture
+def private_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A new empty folder under the session's base temp (mkdtemp): not ``tmp_path``, whose
+    numbered folder and "current" symlink cost every test ~ms, most of which never use it.
+    tests/unit/conftest.py makes it on tmpfs instead."""
+    return Path(tempfile.mkdtemp(prefix="collab-home-", dir=tmp_path_factory.getbasetemp()))
+
+
 @pytest.fixture(autouse=True)
-def hermetic_env(
-    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[Path]:
-    # A folder of its own under the session's base temp (mkdtemp): not ``tmp_path``, whose
-    # numbered folder and "current" symlink cost every test ~ms, most of which never use it.
-    home = Path(tempfile.mkdtemp(prefix="collab-home-", dir=tmp_path_factory.getbasetemp()))
-    monkeypatch.setenv("COLLAB_HOME", str(home))
+def hermetic_env(private_home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.setenv("COLLAB_HOME", str(private_home))
     monkeypatch.setenv("SHELL", "/bin/bash")
     for name in _LEAKY:
         monkeypatch.delenv(name, raising=False)
-    yield home
+    yield private_home
 
 
 @pytest.fixture

@@ -4,6 +4,7 @@ the fsync of every state.json write (a run saves after every step) costs no disk
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,14 +12,18 @@ from pathlib import Path
 import pytest
 
 SHM = Path("/dev/shm")
+ON_TMPFS = SHM.is_dir() and os.access(SHM, os.W_OK)
 
 
-@pytest.fixture(autouse=True)
-def hermetic_env(hermetic_env: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """tests/conftest.py's ``hermetic_env`` (the same environment), its home on tmpfs."""
-    if not SHM.is_dir() or not os.access(SHM, os.W_OK):
-        yield hermetic_env
+@pytest.fixture
+def private_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """tests/conftest.py's ``private_home`` (the folder ``hermetic_env`` makes the test's
+    COLLAB_HOME), on tmpfs and removed after the test: the one folder a test makes."""
+    if not ON_TMPFS:
+        yield Path(tempfile.mkdtemp(prefix="collab-home-", dir=tmp_path_factory.getbasetemp()))
         return
-    with tempfile.TemporaryDirectory(dir=SHM, prefix="collab-unit-") as home:
-        monkeypatch.setenv("COLLAB_HOME", home)
+    home = tempfile.mkdtemp(dir=SHM, prefix="collab-unit-")
+    try:
         yield Path(home)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
