@@ -17,8 +17,8 @@ from collab.store import runs_dir
 
 @pytest.mark.parametrize("options", [["only"], [f"o{n}" for n in range(6)]], ids=["1", "6"])
 def test_mcp_refuses_one_or_six_options(options: list[str], tmp_path: Path) -> None:
+    from collab.mcp_server.inputs import DEBATE_PROPS
     from collab.mcp_server.server import CollabServer
-    from collab.mcp_server.tools import DEBATE_PROPS
 
     assert (DEBATE_PROPS["option"]["minItems"], DEBATE_PROPS["option"]["maxItems"]) == (2, 5)
     ctx: Any = SimpleNamespace(session=SimpleNamespace(client_capabilities=None))
