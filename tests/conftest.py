@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import tempfile
 from collections.abc import Iterator
@@ -23,11 +24,21 @@ _KINDS = {"unit": "unit", "e2e": "e2e", "real": "real"}
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Each test is marked by its directory: ``-m unit``, ``-m "not real"``, ..."""
     root = Path(__file__).parent
+    kinds: dict[Path, str | None] = {}  # a module's kind, worked out once for its tests
     for item in items:
-        parts = Path(str(item.fspath)).relative_to(root).parts
-        kind = _KINDS.get(parts[0]) if len(parts) > 1 else None
+        if item.path not in kinds:
+            parts = item.path.relative_to(root).parts
+            kinds[item.path] = _KINDS.get(parts[0]) if len(parts) > 1 else None
+        kind = kinds[item.path]
         if kind is not None:
             item.add_marker(kind)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What is imported and collected by now lives to the end of the session: frozen out of
+    the garbage collector's way, a full collection while tests run walks only what the tests
+    made, not every imported module and collected item again (~1 s of 2,000 unit tests)."""
+    gc.freeze()
 
 
 @pytest.fixture
