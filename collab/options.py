@@ -9,7 +9,7 @@ set three fields at once. Everything else is derived from :data:`OPTIONS`:
 - the command line (``collab debate``/``batch``): ``collab.cli.options``;
 - config.toml ``[defaults]``: ``collab.settings``;
 - batch entries: ``collab.batch.entries``;
-- the MCP tools' input schema: ``collab.mcp_server.tools``;
+- the MCP tools' input schema: ``collab.mcp_server.inputs``;
 
 and ``collab.request.request_from`` turns a mapping from any of them into a request,
 naming an option the way that surface spells it (``--rounds`` on the command line,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import tempfile
 from collections.abc import Iterator
@@ -23,25 +24,38 @@ _KINDS = {"unit": "unit", "e2e": "e2e", "real": "real"}
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Each test is marked by its directory: ``-m unit``, ``-m "not real"``, ..."""
     root = Path(__file__).parent
+    kinds: dict[Path, str | None] = {}  # a module's kind, worked out once for its tests
     for item in items:
-        parts = Path(str(item.fspath)).relative_to(root).parts
-        kind = _KINDS.get(parts[0]) if len(parts) > 1 else None
+        if item.path not in kinds:
+            parts = item.path.relative_to(root).parts
+            kinds[item.path] = _KINDS.get(parts[0]) if len(parts) > 1 else None
+        kind = kinds[item.path]
         if kind is not None:
             item.add_marker(kind)
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What is imported and collected by now lives to the end of the session: frozen out of
+    the garbage collector's way, a full collection while tests run walks only what the tests
+    made, not every imported module and collected item again (~1 s of 2,000 unit tests)."""
+    gc.freeze()
+
+
+@pytest.fixture
+def private_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A new empty folder under the session's base temp (mkdtemp): not ``tmp_path``, whose
+    numbered folder and "current" symlink cost every test ~ms, most of which never use it.
+    tests/unit/conftest.py makes it on tmpfs instead."""
+    return Path(tempfile.mkdtemp(prefix="collab-home-", dir=tmp_path_factory.getbasetemp()))
+
+
 @pytest.fixture(autouse=True)
-def hermetic_env(
-    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[Path]:
-    # A folder of its own under the session's base temp (mkdtemp): not ``tmp_path``, whose
-    # numbered folder and "current" symlink cost every test ~ms, most of which never use it.
-    home = Path(tempfile.mkdtemp(prefix="collab-home-", dir=tmp_path_factory.getbasetemp()))
-    monkeypatch.setenv("COLLAB_HOME", str(home))
+def hermetic_env(private_home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.setenv("COLLAB_HOME", str(private_home))
     monkeypatch.setenv("SHELL", "/bin/bash")
     for name in _LEAKY:
         monkeypatch.delenv(name, raising=False)
-    yield home
+    yield private_home
 
 
 @pytest.fixture

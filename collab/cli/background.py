@@ -161,7 +161,7 @@ def cancel(
 
 def mcp() -> None:
     """Serve collab's tools to an MCP client over stdio (debate_start, debate_status, …)."""
-    from collab.mcp_server import serve
+    from collab.mcp_server.server import serve
 
     serve()
 

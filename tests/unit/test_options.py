@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 from collab.batch.entries import read_entries
 from collab.cli.options import with_debate_options
 from collab.errors import UsageError
-from collab.mcp_server.tools import DEBATE_PROPS, debate_props
+from collab.mcp_server.inputs import DEBATE_PROPS, debate_props
 from collab.options import (
     LIMITS,
     OPTIONS,

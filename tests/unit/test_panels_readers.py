@@ -105,19 +105,6 @@ def test_collab_ask_takes_a_third_seat_on_the_command_line(monkeypatch: Any) -> 
     assert asked == ["c"]
 
 
-def test_mcp_debate_ask_offers_every_seat() -> None:
-    import jsonschema
-
-    from collab.mcp_server.tools import TOOLS
-    from tests.helpers import schema_validate
-
-    (ask,) = [t for t in TOOLS if t.name == "debate_ask"]
-    for seat in ("A", "C", "E", "judge"):
-        schema_validate({"run_id": "r", "question": "Why?", "seat": seat}, ask.input_schema)
-    with pytest.raises(jsonschema.ValidationError):
-        schema_validate({"run_id": "r", "question": "Why?", "seat": "F"}, ask.input_schema)
-
-
 def test_prerequisites_check_every_seats_agent_before_anything_starts() -> None:
     """A third seat's missing CLI is found before the run starts, as A's and B's are
     (not when its first turn is called, after the others have run)."""

@@ -1,14 +1,11 @@
 """``collab show`` for a person: on a terminal the Markdown rendered (wrapped at words, to
 the width) and paged through $PAGER when longer than the screen; piped or with --format md
-the Markdown as it is stored; NO_COLOR honoured. The terminal is rich's (TTY_COMPATIBLE),
-the pager a script that keeps what it was given."""
+the Markdown as it is stored; NO_COLOR honoured. The terminal is rich's (TTY_COMPATIBLE);
+the pager (a process: tests/e2e/test_show.py) a script that keeps what it was given."""
 
 from __future__ import annotations
 
 import re
-import shlex
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -16,10 +13,6 @@ from collab.cli import main
 from tests.unit.test_orchestrator import JUDGE, Run, debate, said, shared
 
 WORDS = "revocation " * 3 + "Stateless tokens cannot be withdrawn before they expire, " * 12
-PAGER = (
-    "import os, sys\n"
-    "open(sys.argv[1], 'w').write(os.environ.get('LESS', '-') + '\\n' + sys.stdin.read())\n"
-)
 COLOUR = re.compile(r"\x1b\[(?:[0-9;]*;)?(?:3[0-9]|38;[0-9;]+)m")
 
 
@@ -41,13 +34,17 @@ def show(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
     return capsys.readouterr().out
 
 
-@pytest.fixture
-def terminal(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+def on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
     monkeypatch.setenv("TTY_COMPATIBLE", "1")
     monkeypatch.setenv("LINES", "5000")  # taller than the run: no pager
     monkeypatch.delenv("NO_COLOR", raising=False)
     monkeypatch.delenv("LESS", raising=False)
     return monkeypatch
+
+
+@pytest.fixture
+def terminal(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    return on_a_terminal(monkeypatch)
 
 
 @pytest.mark.parametrize("width", [80, 160])
@@ -73,29 +70,6 @@ def test_piped_or_with_format_md_it_is_the_markdown_as_stored(
     assert piped.startswith("# ") and "\x1b[" not in piped
     monkeypatch.setenv("TTY_COMPATIBLE", "1")
     assert show([run_id, "--format", "md"], capsys) == piped
-
-
-def test_longer_than_the_screen_it_goes_through_the_pager(
-    run_id: str, terminal: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
-) -> None:
-    script, paged = tmp_path / "pager.py", tmp_path / "paged.txt"
-    script.write_text(PAGER, encoding="utf-8")
-    terminal.setenv("PAGER", f"{shlex.quote(sys.executable)} {shlex.quote(str(script))} "
-                             f"{shlex.quote(str(paged))}")  # fmt: skip
-    terminal.setenv("LINES", "20")
-    terminal.setenv("COLUMNS", "80")
-    out = show([run_id], capsys)
-    less, text = paged.read_text(encoding="utf-8").split("\n", 1)
-    assert less == "-FRX"  # LESS unset: colours kept, quits if it fits
-    assert "Stateless tokens" in text and COLOUR.search(text)
-    assert "Stateless tokens" not in out
-    paged.unlink()
-    out = show([run_id, "--no-pager"], capsys)
-    assert "Stateless tokens" in out and not paged.exists()
-    terminal.setenv("LESS", "-i")  # the user's LESS is theirs
-    show([run_id], capsys)
-    less, text = paged.read_text(encoding="utf-8").split("\n", 1)
-    assert less == "-i" and "Stateless tokens" in text
 
 
 def test_no_color_is_honoured(

@@ -2,13 +2,13 @@
 
 Every row takes a real saved run, breaks one field (or deletes it) and expects the
 exact path and problem in load_state's one-line UsageError. The checks are code, not
-``assert``, so the same rejection holds under ``python -O`` (the last test).
+``assert``, so the same rejection holds under ``python -O`` (a process of its own:
+tests/e2e/test_state_load.py).
 """
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import NamedTuple
 
 import pytest
@@ -22,9 +22,7 @@ from collab.seats import Side
 from collab.state import Angle, Judge, RunState, load_state
 from collab.store import RunDir
 from collab.turns import AgentMeta, TurnRecord
-from tests.helpers import Cli
 
-REPO = Path(__file__).resolve().parents[2]
 RUN_ID = "20261201-120000-abcdef"
 DELETE = object()  # a row's value: remove the key instead of setting it
 Key = str | int
@@ -266,18 +264,3 @@ def test_missing_key_keeps_its_default(row: Missing) -> None:
         node = node[int(part)] if part.isdigit() else getattr(node, part)  # type: ignore[index]
     assert node == row.expected
     assert type(node) is type(row.expected)
-
-
-def test_damaged_state_is_refused_under_python_O(cli: Cli) -> None:
-    """``python -O`` strips asserts; the checks are code, so the CLI still refuses.
-    (A process of its own: PYTHONOPTIMIZE=1 is ``-O``.)"""
-    saved_state()
-    damage(("turns", 1, "status"), "maybe")
-    env = {"PYTHONOPTIMIZE": "1", "COLUMNS": "250"}
-    proc = cli.process("show", RUN_ID, cwd=REPO, env=env, timeout=60)
-    assert proc.code == 2, proc.err
-    assert proc.out == ""
-    assert proc.err.splitlines() == [
-        f"collab: run {RUN_ID}: state.json is damaged (state.turns[1].status: "
-        f"expected one of {STATUSES}, got 'maybe')"
-    ]

@@ -1,7 +1,8 @@
 """The pane's view, in process: one turn shown from its files (no tmux, no terminal):
 the seat's title set by the terminal's title sequence, prose wrapped to 80 columns, the
 contract block as one line, the orchestrator's summary; a script that ends without its
-exit status ends the view."""
+exit status ends the view. The script is a real process (a child that exits), so these
+moved from tests/unit: a unit test starts no process."""
 
 from __future__ import annotations
 
