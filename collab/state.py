@@ -113,7 +113,7 @@ def _same(a: tuple[object, ...], b: tuple[object, ...]) -> bool:
 # ``_REPLAY_RULES`` with any change to what collab.ledger's replay makes of the same
 # turns (apply, with_checks, the stance tables; here: which seats a round holds present,
 # ANSWERED), so runs saved before it are replayed
-# (tests/data/kept_ledgers/replay-N.json: a run saved under rules N, pinning them).
+# (tests/data/kept_ledgers/replay-N*.json: runs saved under rules N, pinning them).
 _REPLAY_RULES = 1
 LEDGER_STAMP = f"schema {SCHEMA_VERSION}, replay {_REPLAY_RULES}"
 

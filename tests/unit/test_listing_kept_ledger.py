@@ -36,7 +36,7 @@ from tests.unit.test_orchestrator import JUDGE, Run, debate, said
 from tests.unit.test_outcome_views import finished, interrupted
 
 OLDER = Path(__file__).resolve().parent.parent / "data" / "older_runs"
-# replay-N.json: the mixed run below as collab saved it under replay rules N.
+# replay-N*.json: runs as collab saved them under replay rules N (RULES_KINDS).
 RULES_RUNS = Path(__file__).resolve().parent.parent / "data" / "kept_ledgers"
 
 
@@ -216,14 +216,24 @@ def test_a_save_stamps_the_ledger_it_keeps() -> None:
     assert rd.load()["ledger_stamp"] == LEDGER_STAMP == f"schema {LATEST}, replay 1"
 
 
-def test_a_run_saved_under_the_replay_rules_keeps_what_todays_replay_makes() -> None:
+# Runs saved under the replay rules (RULES_RUNS/replay-<rules><suffix>.json): the mixed run
+# above, and three seats where C's round-2 turn failed, so B's agree alone resolves I1 (an
+# absent seat: state.present, ANSWERED) — each with the verdict and counts it lists.
+RULES_KINDS = {
+    "mixed": ("", "partial", {"open": 2, "resolved": 2, "dropped": 1}),
+    "absent-seat": ("-absent-seat", "consensus", {"open": 0, "resolved": 1, "dropped": 0}),
+}
+
+
+@pytest.mark.parametrize("kind", list(RULES_KINDS))
+def test_a_run_saved_under_the_replay_rules_keeps_what_todays_replay_makes(kind: str) -> None:
     """The comparisons above hold a run saved and listed by the same code, so a change to
     what the replay makes of the same turns passes them, while every run saved before it
     would list the kept ledger of the old rules where ``collab show`` replays the new ones.
-    A run kept from when the rules were set (the mixed run, as collab saved it) pins them:
-    if this fails, the replay changed — bump ``collab.state._REPLAY_RULES`` and save the
-    mixed run again as ``replay-<new number>.json``."""
-    text = (RULES_RUNS / f"replay-{_REPLAY_RULES}.json").read_text(encoding="utf-8")
+    Runs kept from when the rules were set pin them: if this fails, the replay changed —
+    bump ``collab.state._REPLAY_RULES`` and save these runs again under the new number."""
+    suffix, verdict, counts = RULES_KINDS[kind]
+    text = (RULES_RUNS / f"replay-{_REPLAY_RULES}{suffix}.json").read_text(encoding="utf-8")
     assert json.loads(text)["ledger_stamp"].endswith(f", replay {_REPLAY_RULES}")
     rd = RunDir("20261202-011524-rules1")
     rd.create()
@@ -233,4 +243,4 @@ def test_a_run_saved_under_the_replay_rules_keeps_what_todays_replay_makes() -> 
     assert ledger_to_dict(state.ledger()) == raw["ledger"]
     assert [ledger_to_dict(lg) for lg in state.round_ledgers()] == raw["round_ledgers"]
     (row,) = list_document(scan_runs(parse=parse_state))["runs"]  # type: ignore[misc]
-    assert (row["verdict"], row["counts"]) == ("partial", {"open": 2, "resolved": 2, "dropped": 1})
+    assert (row["verdict"], row["counts"]) == (verdict, counts)
