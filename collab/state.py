@@ -111,7 +111,9 @@ def _same(a: tuple[object, ...], b: tuple[object, ...]) -> bool:
 # the rules of the replay. A reader takes the kept ledger instead of replaying the turns
 # (``collab list``: every run) only when the stamp is this collab's own; bump
 # ``_REPLAY_RULES`` with any change to what collab.ledger's replay makes of the same
-# turns (apply, with_checks, the stance tables), so runs saved before it are replayed.
+# turns (apply, with_checks, the stance tables; here: which seats a round holds present,
+# ANSWERED), so runs saved before it are replayed
+# (tests/data/kept_ledgers/replay-N*.json: runs saved under rules N, pinning them).
 _REPLAY_RULES = 1
 LEDGER_STAMP = f"schema {SCHEMA_VERSION}, replay {_REPLAY_RULES}"
 

@@ -258,9 +258,11 @@ def _set_in(env: Mapping[str, object], var: str) -> bool:
 
 def _settings_files(home: Path, config_dir: Path) -> list[Path]:
     """Where the CLI's stored login and ``env`` may be: its state file, the user's
-    settings, then the managed settings and their drop-in folder (sorted, as read)."""
+    settings, then the managed settings and their drop-in folder (sorted, as read: the
+    CLI passes over a hidden ``.name.json``, which ``Path.glob`` would take)."""
     try:
-        drop_ins = sorted((MANAGED_DIR / "managed-settings.d").glob("*.json"))
+        folder = (MANAGED_DIR / "managed-settings.d").glob("*.json")
+        drop_ins = sorted(p for p in folder if not p.name.startswith("."))
     except OSError:
         drop_ins = []
     return [

@@ -11,6 +11,7 @@ import collab.cli
 
 
 def test_loading_the_command_line_leaves_the_collector_as_it_found_it() -> None:
+    frozen = gc.get_freeze_count() > 0  # what the session froze (tests/conftest.py)
     try:
         for was_on in (True, False):
             gc.unfreeze()
@@ -21,3 +22,14 @@ def test_loading_the_command_line_leaves_the_collector_as_it_found_it() -> None:
             assert (gc.get_freeze_count() > 0) is was_on
     finally:
         gc.enable()
+        if frozen:
+            gc.freeze()
+
+
+def test_the_check_leaves_what_the_session_froze_frozen() -> None:
+    """The test above unfreezes to see what the load freezes; every test after it would
+    otherwise run with the session's imports and collected items back in the collector's
+    sight (tests/conftest.py freezes them after collection)."""
+    gc.freeze()
+    test_loading_the_command_line_leaves_the_collector_as_it_found_it()
+    assert gc.isenabled() and gc.get_freeze_count() > 0

@@ -22,6 +22,7 @@ from collab.migrations import LATEST
 from collab.report import list_document
 from collab.runners.base import TurnJob
 from collab.state import (
+    _REPLAY_RULES,
     LEDGER_STAMP,
     RunState,
     parse_state,
@@ -35,6 +36,8 @@ from tests.unit.test_orchestrator import JUDGE, Run, debate, said
 from tests.unit.test_outcome_views import finished, interrupted
 
 OLDER = Path(__file__).resolve().parent.parent / "data" / "older_runs"
+# replay-N*.json: runs as collab saved them under replay rules N (RULES_KINDS).
+RULES_RUNS = Path(__file__).resolve().parent.parent / "data" / "kept_ledgers"
 
 
 def mixed(job: TurnJob) -> str:
@@ -211,3 +214,33 @@ def test_the_mixed_run_holds_every_status_and_severity() -> None:
 def test_a_save_stamps_the_ledger_it_keeps() -> None:
     rd = RunDir(finished().state.run_id)
     assert rd.load()["ledger_stamp"] == LEDGER_STAMP == f"schema {LATEST}, replay 1"
+
+
+# Runs saved under the replay rules (RULES_RUNS/replay-<rules><suffix>.json): the mixed run
+# above, and three seats where C's round-2 turn failed, so B's agree alone resolves I1 (an
+# absent seat: state.present, ANSWERED) — each with the verdict and counts it lists.
+RULES_KINDS = {
+    "mixed": ("", "partial", {"open": 2, "resolved": 2, "dropped": 1}),
+    "absent-seat": ("-absent-seat", "consensus", {"open": 0, "resolved": 1, "dropped": 0}),
+}
+
+
+@pytest.mark.parametrize("kind", list(RULES_KINDS))
+def test_a_run_saved_under_the_replay_rules_keeps_what_todays_replay_makes(kind: str) -> None:
+    """The comparisons above hold a run saved and listed by the same code, so a change to
+    what the replay makes of the same turns passes them, while every run saved before it
+    would list the kept ledger of the old rules where ``collab show`` replays the new ones.
+    Runs kept from when the rules were set pin them: if this fails, the replay changed —
+    bump ``collab.state._REPLAY_RULES`` and save these runs again under the new number."""
+    suffix, verdict, counts = RULES_KINDS[kind]
+    text = (RULES_RUNS / f"replay-{_REPLAY_RULES}{suffix}.json").read_text(encoding="utf-8")
+    assert json.loads(text)["ledger_stamp"].endswith(f", replay {_REPLAY_RULES}")
+    rd = RunDir("20261202-011524-rules1")
+    rd.create()
+    rd.state_path.write_text(text, encoding="utf-8")
+    raw = rd.load()  # migrated, when saved under an older schema
+    state = RunState.from_dict(raw)
+    assert ledger_to_dict(state.ledger()) == raw["ledger"]
+    assert [ledger_to_dict(lg) for lg in state.round_ledgers()] == raw["round_ledgers"]
+    (row,) = list_document(scan_runs(parse=parse_state))["runs"]  # type: ignore[misc]
+    assert (row["verdict"], row["counts"]) == (verdict, counts)

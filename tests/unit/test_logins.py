@@ -139,3 +139,13 @@ def test_managed_settings_hold_a_login_for_every_user(tmp_path: Path, managed_di
     write(managed_dir / "managed-settings.json", {"env": {"ANTHROPIC_API_KEY": "k"}})
     where = stored_login("claude", env_for(tmp_path))
     assert where is not None and "managed-settings.json" in where
+
+
+def test_a_hidden_drop_in_is_not_read(tmp_path: Path, managed_dir: Path) -> None:
+    """The CLI reads managed-settings.d's ``*.json`` but not a hidden one (a backup or an
+    editor's copy): a key only there is no login."""
+    write(managed_dir / "managed-settings.d" / ".10-key.json", {"env": {"ANTHROPIC_API_KEY": "k"}})
+    assert stored_login("claude", env_for(tmp_path)) is None
+    write(managed_dir / "managed-settings.d" / "10-key.json", {"env": {"ANTHROPIC_API_KEY": "k"}})
+    where = stored_login("claude", env_for(tmp_path))
+    assert where is not None and where.endswith("/10-key.json (env)")
