@@ -12,8 +12,9 @@ answer at once keep one place until the last is printed (round 1's, blind by def
 from the round's start): side by side when each gets ``MIN_COLUMN`` columns, else
 stacked; always in seat order, and their finished turns are printed in that order too
 (a seat done early waits for the ones before it).
-Each turn's clock runs from the turn's start. The live region ends on an empty line, so
-a ``^C`` echoed by the terminal cannot push it out of place, and once the view is closed
+Each turn's clock runs from the turn's start. The live region ends on an empty line and
+leaves the last two columns free, so a ``^C`` echoed by the terminal (after a redraw or in
+the middle of one) cannot push it out of place, and once the view is closed
 (Ctrl-C included) nothing more is drawn, whichever thread reports late.
 """
 
@@ -111,6 +112,9 @@ class _Slot:
     printed: bool
 
 
+ECHO_ROOM = len("^C")
+
+
 class Preview:
     """The live region: one panel a running seat, in a layout fixed by the number of
     seats and the width; each panel's clock is read when it is drawn."""
@@ -120,10 +124,14 @@ class Preview:
         self.clock = clock
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        width, n = options.max_width, len(self.slots)
+        # Two columns stay free on the right: a ^C the terminal echoes while a redraw is
+        # being written (a large write reaches the terminal in pieces) shifts the rest of
+        # that line two cells; at the full width the line would then wrap, and everything
+        # after it, the next redraw included, would land one line lower than drawn.
+        width, n = max(options.max_width - ECHO_ROOM, 1), len(self.slots)
         if not n:
             return
-        beside = n == 1 or width // max(n, 1) >= MIN_COLUMN
+        beside = n == 1 or options.max_width // n >= MIN_COLUMN
         if beside:
             lines = PREVIEW_LINES
             widths = [width // n + (1 if i < width % n else 0) for i in range(n)]

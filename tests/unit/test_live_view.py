@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterator, Sequence
 
 import pytest
+from rich.cells import cell_len
 from rich.console import Console
 
 from collab.cli.live import DebateView
@@ -275,6 +276,25 @@ def test_after_close_nothing_more_is_drawn_and_the_region_ends_on_an_empty_line(
     screen.feed(finished("B"))
     assert screen.err_file.getvalue() == drawn
     assert screen.view.live is None
+
+
+@pytest.mark.parametrize("seats", ["A", "AB", "ABC", "ABCDE"])
+@pytest.mark.parametrize("width", [60, 80, 81, 100, 160])
+def test_an_echoed_ctrl_c_anywhere_in_a_redraw_cannot_wrap_a_line(seats: str, width: int) -> None:
+    """The terminal echoes ^C where the cursor is, even between two pieces of one
+    redraw: each line of the preview leaves two columns for it, so no line wraps and
+    nothing below moves down (the panel would be erased one line off)."""
+    screen = Screen(tuple(seats), width)
+    screen.feed(RoundStarted(1, 3))
+    for seat in seats:
+        screen.feed(TurnStarted(1, seat, f"Role {seat} name"))  # type: ignore[arg-type]
+        screen.feed(TextAdded(seat, "Stateless tokens cannot be withdrawn. " * 9, 1))  # type: ignore[arg-type]
+    lines = screen.preview(width).splitlines()
+    assert any("╭" in line for line in lines)
+    assert max(cell_len(line) for line in lines) <= width - len("^C"), lines
+    beside = len(seats) == 1 or width // len(seats) >= 40  # as wide a layout as before
+    assert len({line.count("╭") for line in lines if "╭" in line}) == 1
+    assert max(line.count("╭") for line in lines) == (len(seats) if beside else 1)
 
 
 # -- the ledger ------------------------------------------------------------------------
