@@ -1,7 +1,8 @@
 """Run a few blocking tasks at once (the two sides of a blind round), keeping Ctrl-C.
 
 Signals reach only the main thread, so the tasks run on worker threads while the main
-thread waits in short joins. On Ctrl-C/SIGTERM (KeyboardInterrupt) or when one task
+thread waits for them (in select() on a pipe: no lock a Ctrl-C could leave taken). On
+Ctrl-C/SIGTERM (KeyboardInterrupt) or when one task
 fails, ``cancel`` is set: the runner of a task's agent call polls it, kills its agent's
 process group and ends (``TurnCancelled``). Then the first real
 error is raised in the main thread (KeyboardInterrupt first), after every task ended.
@@ -13,6 +14,8 @@ exits 130; its caller restores the handlers).
 
 from __future__ import annotations
 
+import os
+import select
 import signal
 import threading
 import time
@@ -21,17 +24,21 @@ from contextlib import contextmanager, suppress
 
 from collab.runners.base import TurnCancelled
 
-JOIN_STEP = 0.05
 JOIN_GRACE = 20.0  # after a cancel: how long a task may take to kill its agent and end
+WAKE = 0.05  # the main thread looks at the tasks at least this often
 
 
 def run_parallel(tasks: Mapping[str, Callable[[], None]], cancel: threading.Event) -> None:
     errors: dict[str, BaseException] = {}
-    # Each task says when it is done. The main thread waits on these, not on
-    # Thread.join: a join interrupted by Ctrl-C can leave a running thread looking
-    # stopped (CPython 3.11), and the next join would then return at once, leaving the
-    # task's agent to be orphaned when the process exits.
-    done = {key: threading.Event() for key in tasks}
+    # Each task, when it ends, writes a byte to a pipe and adds its key to ``ended``; the
+    # main thread waits in select() on the pipe and takes no lock. Not Thread.join: a
+    # join interrupted by Ctrl-C can leave a running thread looking stopped (CPython
+    # 3.11), and the task's agent would be orphaned at exit. Not Event.wait either: a
+    # Ctrl-C landing just after the main thread took the event's lock (inside its
+    # ``with``, before the block starts) leaves the lock taken for good, and the task's
+    # ``set()`` and the next wait then block forever.
+    ended: set[str] = set()
+    wake_r, wake_w = os.pipe()
 
     def work(key: str, task: Callable[[], None]) -> None:
         try:
@@ -40,21 +47,31 @@ def run_parallel(tasks: Mapping[str, Callable[[], None]], cancel: threading.Even
             errors[key] = exc
             cancel.set()
         finally:
-            done[key].set()
+            os.write(wake_w, b".")  # then ended: once all are in, no task writes again
+            ended.add(key)
 
-    for key, task in tasks.items():
-        name = f"collab-turn-{key}"
-        threading.Thread(target=work, args=(key, task), name=name, daemon=True).start()
+    def wait_ended(deadline: float | None) -> None:
+        while len(ended) < len(tasks):
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                return
+            # (capped: a byte read before its task's key is in ``ended`` wakes no one)
+            if select.select([wake_r], [], [], WAKE if left is None else min(left, WAKE))[0]:
+                os.read(wake_r, 64)
+
     try:
-        while not all(ev.is_set() for ev in done.values()):
-            for ev in done.values():
-                ev.wait(JOIN_STEP)
+        for key, task in tasks.items():
+            name = f"collab-turn-{key}"
+            threading.Thread(target=work, args=(key, task), name=name, daemon=True).start()
+        wait_ended(None)
     except KeyboardInterrupt:
         cancel.set()
-        deadline = time.monotonic() + JOIN_GRACE
-        for ev in done.values():
-            ev.wait(max(0.0, deadline - time.monotonic()))
+        wait_ended(time.monotonic() + JOIN_GRACE)
         raise
+    finally:
+        if len(ended) == len(tasks):  # else a task still to end writes to it: left open
+            os.close(wake_r)
+            os.close(wake_w)
     real = [e for e in errors.values() if not isinstance(e, TurnCancelled)]
     if real:
         raise real[0]
