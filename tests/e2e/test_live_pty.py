@@ -61,6 +61,23 @@ class Pty:
                 self.raw += chunk
         return False
 
+    def drain(self, quiet: float = 0.1, timeout: float = 5.0) -> None:
+        """Read what was written until nothing more comes for ``quiet`` seconds, as a
+        terminal shows everything before a person presses a key: a ^C makes the tty
+        drop what it still holds unread (no NOFLSH), which no real screen would lose."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([self.fd], [], [], quiet)
+            if not ready:
+                return
+            try:
+                chunk = os.read(self.fd, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            self.raw += chunk
+
     def finish(self) -> int:
         assert self.read_until(None), "collab did not end"
         _, status = os.waitpid(self.pid, 0)
@@ -148,6 +165,7 @@ def test_ctrl_c_leaves_no_half_drawn_panel(
     script(fake_agent, sleep=sleep, word_delay=word_delay)
     term = Pty("debate", "Should we use JWTs?", "--rounds", "1", *ARGS)
     assert term.read_until(lambda t: seen in t)
+    term.drain()  # what was drawn reached the screen before the key was pressed
     os.write(term.fd, b"\x03")
     assert term.finish() == 130
     final = screen(term.text())
