@@ -13,6 +13,7 @@ the list stays true.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -26,7 +27,7 @@ import pytest
 from markdown_it import MarkdownIt
 
 from tests.fakes import FAKE_AGENT
-from tests.helpers import Cli
+from tests.helpers import Cli, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -49,6 +50,9 @@ CANNOT_RUN_PREFIX = {
     "GITHUB_TOKEN=": "posts to GitHub's API (tests/e2e/test_comment_cli.py covers it offline)",
     "python -m bench": "a benchmark of minutes (bench/, with tests of its own)",
 }
+# Commands shown on a run that has ended: the detached run the docs start just before
+# them is waited for first (it may still be writing its Judge's summary).
+AFTER_THE_RUN_ENDS = {"collab result ID"}
 # Exit codes other than 0 a command is documented to give in this sandbox.
 EXPECTED_EXIT = {
     "collab gate ID --fail-on major": 4,  # the fake's debate leaves a major issue open
@@ -150,6 +154,15 @@ def _sandbox(tmp: Path) -> dict[str, str]:
     }
 
 
+def _ended(run_id: str, env: dict[str, str], work: Path) -> bool:
+    """Has the run ended (``collab status ID --json``'s ``active`` false)?"""
+    res = subprocess.run(
+        ["collab", "status", run_id, "--json"], cwd=work, env=env, capture_output=True,
+        text=True, timeout=60, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    return json.loads(res.stdout)["active"] is False
+
+
 def _newest(data: Path, sub: str) -> str | None:
     found = sorted((p for p in (data / sub).glob("*") if p.is_dir()), key=lambda p: p.name)
     return found[-1].name if found else None
@@ -175,7 +188,11 @@ def test_every_documented_command_runs(tmp_path: Path) -> None:
             text = BATCH_ID.sub(batch_id, text)
         if run_id is not None:
             text = RUN_ID.sub(run_id, text)
-        want = EXPECTED_EXIT.get(re.sub(r"\s+#.*$", "", c.text).strip(), 0)
+        bare = re.sub(r"\s+#.*$", "", c.text).strip()
+        if bare in AFTER_THE_RUN_ENDS and run_id is not None:
+            ended = functools.partial(_ended, run_id, env, work)
+            assert wait_until(ended, 120), f"{run_id} never ended"
+        want = EXPECTED_EXIT.get(bare, 0)
         res = subprocess.run(
             ["bash", "-c", text], cwd=work, env=env, capture_output=True, text=True,
             timeout=300, stdin=subprocess.DEVNULL,
