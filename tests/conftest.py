@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import gc
 import json
+import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -32,6 +33,39 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         kind = kinds[item.path]
         if kind is not None:
             item.add_marker(kind)
+
+
+UNIT = Path(__file__).parent / "unit"
+
+
+def unit_on_every_core(config: pytest.Config, cores: int, env: Mapping[str, str]) -> bool:
+    """Whether this run is ``tests/unit`` (or a part of it) alone, to be run on every core:
+    pytest-parallex collects once, then forks a worker per core that takes whole modules
+    (no second collection, as xdist's workers do: on ~2,000 tests of a few milliseconds,
+    xdist's per-test messages cost more CPU than a second core gives). Not when pytest-
+    parallex is absent or blocked (``-p no:parallex``), a parallel mode is chosen already
+    (``--parallel``, xdist's ``-n``), the run must stop at a failure (``-x``,
+    ``--maxfail``: forked workers finish what they took), debugs (``--pdb``), only
+    collects, or runs under mutmut (whose per-test bookkeeping lives in one process); nor
+    on one core, nor when any path given lies outside tests/unit (the whole suite, e2e:
+    tmux servers and processes stay one test at a time)."""
+    opt = config.option
+    if not config.pluginmanager.hasplugin("parallex") or opt.parallel_mode is not None:
+        return False
+    if getattr(opt, "numprocesses", None) or opt.maxfail or opt.usepdb or opt.collectonly:
+        return False
+    if cores < 2 or "MUTANT_UNDER_TEST" in env or not config.args:
+        return False
+    here = Path(config.invocation_params.dir)
+    return all((here / arg.split("::")[0]).resolve().is_relative_to(UNIT) for arg in config.args)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """``python -m pytest tests/unit`` on every core (see :func:`unit_on_every_core`);
+    ``-p no:parallex`` runs it one test at a time."""
+    if unit_on_every_core(config, len(os.sched_getaffinity(0)), os.environ):
+        config.option.parallel_mode = "fork"
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

@@ -5,7 +5,6 @@ Milliseconds a debate, no processes."""
 
 from __future__ import annotations
 
-import atexit
 import copy
 import functools
 import json
@@ -166,9 +165,6 @@ def debate(
     return run
 
 
-_SHM = Path("/dev/shm")
-
-
 def shared(make: Callable[..., Run]) -> Callable[..., Run]:
     """``make(*args)``'s run, driven once per session and per ``args`` (in a COLLAB_HOME
     of its own, the environment otherwise the test's), for tests that read a finished run:
@@ -184,18 +180,15 @@ def shared(make: Callable[..., Run]) -> Callable[..., Run]:
     def copied(*args: Any, **kwargs: Any) -> Run:
         key = (args, tuple(sorted(kwargs.items())))
         if key not in made:
-            shm = _SHM.is_dir() and os.access(_SHM, os.W_OK)
-            home = Path(tempfile.mkdtemp(prefix="collab-unit-shared-", dir=_SHM if shm else None))
-            here = os.environ.get("COLLAB_HOME")
+            # beside the test's own home (hermetic_env's), in the session's scratch folder
+            # (tests/unit/conftest.py), removed at the end whichever process made this
+            here = os.environ["COLLAB_HOME"]
+            home = Path(tempfile.mkdtemp(prefix="shared-", dir=Path(here).parent))
             os.environ["COLLAB_HOME"] = str(home)
             try:
                 made[key] = (home, make(*args, **kwargs))
             finally:
-                if here is None:
-                    del os.environ["COLLAB_HOME"]
-                else:
-                    os.environ["COLLAB_HOME"] = here
-                atexit.register(shutil.rmtree, home, ignore_errors=True)
+                os.environ["COLLAB_HOME"] = here
         home, run = made[key]
         rid = run.state.run_id
         if (runs_dir() / rid).exists():
