@@ -8,6 +8,8 @@ long collection alone takes (``--collect-only``). The machine's load is recorded
 and after. The bytecode cache is left as the environment sets it
 (``PYTHONDONTWRITEBYTECODE``): pytest rewrites every test file's asserts on each run
 where it cannot write ``__pycache__``, and that cost is part of what a developer waits for.
+The command runs on every core (tests/conftest.py: ``unit_on_every_core``); the same suite
+one test at a time (``-p no:parallex``) is timed beside it, interleaved, for the ratio.
 """
 
 from __future__ import annotations
@@ -60,6 +62,8 @@ def run(ctx: Ctx) -> BenchResult:
     walls: list[float] = []
     cpus: list[float] = []
     collect_walls: list[float] = []
+    serial_walls: list[float] = []
+    serial_cpus: list[float] = []
     passed = collected = 0
     for i in range(n):
         c_wall, _, c_out = timed_pytest(["tests/unit", "--collect-only"])
@@ -71,7 +75,13 @@ def run(ctx: Ctx) -> BenchResult:
         cpus.append(cpu)
         if m := _PASSED.search(out):
             passed = int(m.group(1))
-        ctx.say(f"  unitsuite: {i + 1}/{n} ({wall:.1f} s wall, {cpu:.1f} s CPU)")
+        s_wall, s_cpu, _ = timed_pytest(["tests/unit", "-p", "no:parallex"])
+        serial_walls.append(s_wall)
+        serial_cpus.append(s_cpu)
+        ctx.say(
+            f"  unitsuite: {i + 1}/{n} ({wall:.1f} s wall, {cpu:.1f} s CPU; one test at a time"
+            f" {s_wall:.1f} s wall, {s_cpu:.1f} s CPU)"
+        )
     load_after = os.getloadavg()[0]
     res.row("python -m pytest tests/unit, wall", median(walls), "s", le(10.0), spread(walls, "s"))
     res.row("  CPU time (user + sys)", median(cpus), "s", None, spread(cpus, "s"))
@@ -82,8 +92,25 @@ def run(ctx: Ctx) -> BenchResult:
         None,
         spread(collect_walls, "s"),
     )
+    res.row(
+        "  one test at a time (-p no:parallex), wall",
+        median(serial_walls),
+        "s",
+        None,
+        spread(serial_walls, "s"),
+    )
+    res.row(
+        "  one test at a time, CPU time", median(serial_cpus), "s", None, spread(serial_cpus, "s")
+    )
     res.row("  tests passed / collected", passed, "", None, f"{passed} / {collected}")
     res.row("load average (1 min), before / after", load_before, "", None,
             f"{load_before:.2f} / {load_after:.2f} on {os.cpu_count()} CPUs")  # fmt: skip
-    res.data.update(walls=walls, cpus=cpus, collect=collect_walls, load=[load_before, load_after])
+    res.data.update(
+        walls=walls,
+        cpus=cpus,
+        collect=collect_walls,
+        serial_walls=serial_walls,
+        serial_cpus=serial_cpus,
+        load=[load_before, load_after],
+    )
     return res
