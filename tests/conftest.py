@@ -12,11 +12,9 @@ from pathlib import Path
 import pytest
 
 from tests.fakes import FakeAgent
-from tests.helpers import Cli, processes_of, wait_until
+from tests.helpers import LEAKY, Cli, processes_of, wait_until
 
 __all__ = ["Cli", "FakeAgent", "contract_block"]
-
-_LEAKY = ("TMUX", "TMUX_PANE", "CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "COLLAB_TMUX_SOCKET")
 
 
 _KINDS = {"unit": "unit", "e2e": "e2e", "real": "real"}
@@ -87,7 +85,7 @@ def private_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def hermetic_env(private_home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.setenv("COLLAB_HOME", str(private_home))
     monkeypatch.setenv("SHELL", "/bin/bash")
-    for name in _LEAKY:
+    for name in LEAKY:
         monkeypatch.delenv(name, raising=False)
     yield private_home
 

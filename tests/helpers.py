@@ -13,6 +13,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
+# What a test must not inherit: a tmux or Claude Code session it runs inside.
+LEAKY = ("TMUX", "TMUX_PANE", "CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "COLLAB_TMUX_SOCKET")
+
 
 def wait_until(pred: Callable[[], bool], timeout: float = 10.0, every: float = 0.01) -> bool:
     end = time.monotonic() + timeout

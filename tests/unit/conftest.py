@@ -4,6 +4,7 @@ no test here starts a process (the unit marker: no tmux, no processes)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -12,6 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.helpers import LEAKY
 
 SHM = Path("/dev/shm")
 ON_TMPFS = SHM.is_dir() and os.access(SHM, os.W_OK)
@@ -34,18 +37,6 @@ def scratch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         shutil.rmtree(root, ignore_errors=True)
 
 
-@pytest.fixture
-def private_home(scratch: Path) -> Iterator[Path]:
-    """tests/conftest.py's ``private_home`` (the folder ``hermetic_env`` makes the test's
-    COLLAB_HOME), under :func:`scratch` and removed after the test: the one folder a test
-    makes."""
-    home = tempfile.mkdtemp(dir=scratch, prefix="")
-    try:
-        yield Path(home)
-    finally:
-        shutil.rmtree(home, ignore_errors=True)
-
-
 # Every way a test could start a process: subprocess (run, Popen, check_output, asyncio's),
 # os.system, fork and exec (os.spawn*, pty.spawn, multiprocessing), posix_spawn.
 _SPAWNERS = (
@@ -55,20 +46,43 @@ _SPAWNERS = (
 )  # fmt: skip
 
 
-@pytest.fixture(autouse=True)
-def no_processes() -> Iterator[None]:
-    """A unit test that starts a process fails, pointing at tests/e2e. Per test, not per
-    module: a module-scoped fixture would keep each module on one worker when the unit
-    suite runs on every core (tests/conftest.py), and undoing it costs ~20 µs."""
+def _refuse(*_args: object, **_kwargs: object) -> None:
+    raise AssertionError("a unit test starts no process: move this test to tests/e2e")
 
-    def refuse(*_args: object, **_kwargs: object) -> None:
-        raise AssertionError("a unit test starts no process: move this test to tests/e2e")
 
-    patch = pytest.MonkeyPatch()
-    for owner, name in _SPAWNERS:
-        if hasattr(owner, name):
-            patch.setattr(owner, name, refuse)
+@contextlib.contextmanager
+def hermetic(scratch: Path) -> Iterator[Path]:
+    """tests/conftest.py's ``hermetic_env`` (a new COLLAB_HOME, SHELL bash, no inherited tmux
+    or Claude Code session) and no process started: each way to start one fails, pointing at
+    tests/e2e. It sets and puts back what it changes itself, as it runs around each of
+    ~2,300 tests: the fixtures it stands for (private_home, monkeypatch, a process guard)
+    cost ~0.3 ms a test more."""
+    home = Path(tempfile.mkdtemp(dir=scratch, prefix=""))
+    saved = {name: os.environ.get(name) for name in ("COLLAB_HOME", "SHELL", *LEAKY)}
+    spawners = [(owner, name, getattr(owner, name)) for owner, name in _SPAWNERS
+                if hasattr(owner, name)]  # fmt: skip
     try:
-        yield
+        os.environ["COLLAB_HOME"] = str(home)
+        os.environ["SHELL"] = "/bin/bash"
+        for name in LEAKY:
+            os.environ.pop(name, None)
+        for owner, name, _ in spawners:
+            setattr(owner, name, _refuse)
+        yield home
     finally:
-        patch.undo()
+        for owner, name, original in spawners:
+            setattr(owner, name, original)
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        shutil.rmtree(home, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def hermetic_env(scratch: Path) -> Iterator[Path]:
+    """:func:`hermetic`, around every unit test. Per test, not per module: a module-scoped
+    fixture keeps a module on one worker when the suite runs on every core."""
+    with hermetic(scratch) as home:
+        yield home
