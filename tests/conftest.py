@@ -77,7 +77,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 def private_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A new empty folder under the session's base temp (mkdtemp): not ``tmp_path``, whose
     numbered folder and "current" symlink cost every test ~ms, most of which never use it.
-    tests/unit/conftest.py makes it on tmpfs instead."""
+    tests/unit/conftest.py has a hermetic_env of its own, on tmpfs."""
     return Path(tempfile.mkdtemp(prefix="collab-home-", dir=tmp_path_factory.getbasetemp()))
 
 
