@@ -6,6 +6,7 @@ at 80 and 160 columns."""
 
 from __future__ import annotations
 
+import functools
 import io
 import sys
 from pathlib import Path
@@ -35,6 +36,14 @@ def cli(*args: str, width: int = 160) -> tuple[int, str]:
     return res.exit_code, res.output
 
 
+@functools.cache
+def help_of(*command: str, width: int) -> tuple[int, str]:
+    """``cli(*command, "--help", width=width)``, rendered once a session: a command's help
+    depends on the command and the width alone (no run, no home), and rich draws debate's
+    in ~45 ms of CPU; two tests read it at each width, one of them twice."""
+    return cli(*command, "--help", width=width)
+
+
 # -- export ------------------------------------------------------------------------------
 
 
@@ -62,17 +71,17 @@ def test_export_without_o_writes_a_default_file_and_says_where_and_its_mode(
 @pytest.mark.parametrize("width", [80, 160])
 def test_help_shows_no_type_placeholders(width: int) -> None:
     for command in COMMANDS:
-        code, out = cli(*command.split(), "--help", width=width)
+        code, out = help_of(*command.split(), width=width)
         assert code == 0, command
         for junk in ("<bool>", "<str>", "<path>"):
             assert junk not in out, (command, junk)
-    code, out = cli("debate", "--help", width=width)
+    code, out = help_of("debate", width=width)
     assert "TOPIC" in out and "--gate" in out  # the names stay
 
 
 @pytest.mark.parametrize("width", [80, 160])
 def test_debate_help_leads_with_rounds_and_ends_with_examples(width: int) -> None:
-    code, out = cli("debate", "--help", width=width)
+    code, out = help_of("debate", width=width)
     assert code == 0
     at = {flag: out.index(flag) for flag in ("--rounds", "--depth", "--preset", "--timeout")}
     assert at["--rounds"] < at["--depth"] < at["--preset"] < at["--timeout"]

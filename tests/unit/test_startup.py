@@ -7,6 +7,7 @@ from __future__ import annotations
 from collab.request import DebateRequest, build_config
 from collab.state import RunState
 from collab.store import RunDir, new_run_id
+from tests.helpers import whole_command
 
 
 def a_run() -> str:
@@ -25,7 +26,7 @@ def test_an_app_built_for_one_command_has_that_command_as_the_whole_app_has_it()
 
     from collab.cli import COMMANDS, GROUPS, build_app
 
-    whole = typer.main.get_command(build_app())
+    whole = whole_command()  # get_command(build_app()), made once a session (~30 ms)
     assert set(whole.commands) == {name for name, *_ in COMMANDS} | set(GROUPS)  # type: ignore[attr-defined]
 
     def described(command: object) -> object:
@@ -44,12 +45,14 @@ def test_an_app_built_for_one_command_has_that_command_as_the_whole_app_has_it()
 
 def test_the_root_help_lists_every_command_as_the_whole_app_does() -> None:
     """``collab --help`` is made from the commands' stand-ins (name, help, panel)."""
+    from click.testing import CliRunner as WholeRunner
     from typer.testing import CliRunner
 
     from collab.cli import build_app
 
     env = {"COLUMNS": "120", "NO_COLOR": "1"}
-    whole = CliRunner().invoke(build_app(), ["--help"], prog_name="collab", env=env)
+    # typer's runner on build_app() would make the whole command anew (~30 ms)
+    whole = WholeRunner().invoke(whole_command(), ["--help"], prog_name="collab", env=env)
     listed = CliRunner().invoke(build_app(listed=True), ["--help"], prog_name="collab", env=env)
     assert whole.exit_code == listed.exit_code == 0
     assert listed.output == whole.output

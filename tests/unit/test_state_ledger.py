@@ -7,11 +7,16 @@ from __future__ import annotations
 import dataclasses
 
 from collab.state import RunState
-from tests.unit.test_orchestrator import QUIET, debate, home_in_memory, said
+from tests.unit.test_orchestrator import QUIET, Run, debate, home_in_memory, said, shared
 
 __all__ = ["home_in_memory"]  # the autouse fixture: COLLAB_HOME on tmpfs
 
 AGREE = said([], [("I1", "agree", "fair")])
+
+
+@shared  # driven once; each test gets a (deep) copy of its state in its own home
+def b_agrees() -> Run:
+    return debate({"r1-A": [said(["tabs"])], "r2-B": [AGREE]}, QUIET, rounds=3)
 
 
 def replayed(state: RunState, upto_round: int | None = None) -> object:
@@ -25,7 +30,7 @@ def status(state: RunState, upto_round: int | None = None) -> str:
 
 
 def test_the_ledger_follows_every_change_of_the_turns() -> None:
-    state = debate({"r1-A": [said(["tabs"])], "r2-B": [AGREE]}, QUIET, rounds=3).state
+    state = b_agrees().state
     assert (status(state, 1), status(state)) == ("open", "resolved")
     agreed = next(t for t in state.turns if (t.round_no, t.side) == (2, "B"))
     state.turns.remove(agreed)
@@ -38,7 +43,7 @@ def test_the_ledger_follows_every_change_of_the_turns() -> None:
 
 
 def test_the_ledger_follows_the_config_and_the_stance_table() -> None:
-    state = debate({"r1-A": [said(["tabs"])], "r2-B": [AGREE]}, QUIET, rounds=3).state
+    state = b_agrees().state
     assert status(state) == "resolved"
     state.config = dataclasses.replace(state.config, quorum=2)  # one agree of one seat
     assert status(state) == "open"
@@ -52,7 +57,7 @@ def test_the_ledger_follows_the_config_and_the_stance_table() -> None:
 
 
 def test_the_saved_document_follows_every_change_as_a_fresh_copys_does() -> None:
-    state = debate({"r1-A": [said(["tabs"])], "r2-B": [AGREE]}, QUIET, rounds=3).state
+    state = b_agrees().state
 
     def saved(st: RunState) -> dict[str, object]:
         return {k: v for k, v in st.to_dict().items() if k != "collab_version"}

@@ -20,7 +20,7 @@ from collab.decision import HumanDecision
 from collab.errors import UsageError
 from collab.seats import Side
 from collab.state import Angle, Judge, RunState, load_state
-from collab.store import RunDir
+from collab.store import RunDir, write_file
 from collab.turns import AgentMeta, TurnRecord
 
 RUN_ID = "20261201-120000-abcdef"
@@ -90,6 +90,23 @@ def saved_state() -> RunState:
     run_dir.create()
     run_dir.save(state.to_dict())
     return state
+
+
+_SAVED: list[str] = []  # the state.json text saved_state() wrote first this session
+
+
+def saved_once() -> None:
+    """saved_state()'s run in this home, its state.json the text saved_state() saved the
+    first time this session (``updated`` then): a row reads the document back and writes it
+    again, so it reads only what that text holds, and making it (to_dict, the indented
+    json.dumps) is ~1.5 ms of a row's ~2 ms."""
+    run_dir = RunDir(RUN_ID)
+    if not _SAVED:
+        saved_state()
+        _SAVED.append(run_dir.state_path.read_text(encoding="utf-8"))
+        return
+    run_dir.create()
+    write_file(run_dir.state_path, _SAVED[0])
 
 
 def damage(where: tuple[Key, ...], value: object) -> None:
@@ -201,7 +218,7 @@ DAMAGES = [
 
 @pytest.mark.parametrize("row", DAMAGES, ids=[r.test_id for r in DAMAGES])
 def test_damaged_field_is_named(row: Damage) -> None:
-    saved_state()
+    saved_once()
     damage(row.where, row.value)
     with pytest.raises(UsageError) as err:
         load_state(RunDir(RUN_ID))
@@ -257,7 +274,7 @@ MISSING = [
 
 @pytest.mark.parametrize("row", MISSING, ids=[r.test_id for r in MISSING])
 def test_missing_key_keeps_its_default(row: Missing) -> None:
-    saved_state()
+    saved_once()
     damage(row.where, row.value)
     node: object = load_state(RunDir(RUN_ID))
     for part in row.read.split("."):
