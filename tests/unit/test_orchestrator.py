@@ -203,6 +203,12 @@ def shared(make: Callable[..., Run]) -> Callable[..., Run]:
     return copied
 
 
+@shared  # the plain run of fresh points: read in several files (steering, favours, resume)
+def fresh_run(**options: Any) -> Run:
+    """``debate({}, fresh_point, **options)``: every turn a new point of its own."""
+    return debate({}, fresh_point, **options)
+
+
 def by_round(steps: Sequence[str]) -> list[str]:
     """Steps in a stable order (the blind round's two sides run at once)."""
     return sorted(steps, key=lambda s: (s.startswith("judge"), s))
@@ -295,7 +301,8 @@ def test_the_budget_bounds_each_turns_timeout_on_the_clock() -> None:
 
 
 def test_the_cost_cap_skips_the_judge_for_the_ledger_summary() -> None:
-    run = debate({}, Reply(said(["x"]), cost_usd=0.03), max_cost=0.05, opening="sequential")
+    # debate({}, Reply(said(["x"]), cost_usd=0.03), max_cost=0.05, opening="sequential")
+    run = stopped("cost-cap")
     judge = run.state.judge
     assert judge is not None and judge.fallback and judge.meta is None
     why = "the cost cap was reached before the Judge was asked."
@@ -406,9 +413,16 @@ TURN_CASES = [
 ]  # fmt: skip
 
 
+@shared  # each case driven once: test_an_unusable_contract_twice... reads one of them too
+def turned(test_id: str) -> Run:
+    """The two-round run of the turn case ``test_id`` (r1-A's attempts; all else quiet)."""
+    case = next(c for c in TURN_CASES if c.test_id == test_id)
+    return debate({**case.attempts, "r1-B": [QUIET]}, QUIET, rounds=2)
+
+
 @pytest.mark.parametrize("case", TURN_CASES, ids=[c.test_id for c in TURN_CASES])
 def test_one_turn(case: TurnCase) -> None:
-    run = debate({**case.attempts, "r1-B": [QUIET]}, QUIET, rounds=2)
+    run = turned(case.test_id)
     a1 = run.state.turn(1, "A")
     assert a1 is not None and a1.status == case.status
     assert [s for s in run.steps() if s.startswith("r1-A")] == case.steps
@@ -419,7 +433,8 @@ def test_one_turn(case: TurnCase) -> None:
 
 
 def test_an_unusable_contract_twice_is_a_warning_and_no_ledger_change() -> None:
-    run = debate({"r1-A": [NO_BLOCK], "r1-A-fix": [NO_BLOCK], "r1-B": [QUIET]}, QUIET, rounds=2)
+    # debate({"r1-A": [NO_BLOCK], "r1-A-fix": [NO_BLOCK], "r1-B": [QUIET]}, QUIET, rounds=2)
+    run = turned("reask-fails-too")
     a1 = run.state.turn(1, "A")
     assert a1 is not None and a1.contract is None and a1.contract_error
     assert any("unusable twice" in w for w in a1.warnings)
@@ -516,7 +531,10 @@ def _default(where: str) -> Answer | Handler:
 
 @pytest.mark.parametrize(("where", "options"), _resume_cases(), ids=lambda v: str(v)[:20])
 def test_resume_from_every_saved_point(where: str, options: dict[str, Any]) -> None:
-    whole = debate(_replies(where), _default(where), **options)
+    if where == "blind-max-rounds":  # debate({}, fresh_point, rounds=2), as other files read
+        whole = fresh_run(**options)
+    else:
+        whole = debate(_replies(where), _default(where), **options)
     assert whole.error is None and len(whole.saves) >= 5
     resumes_from_every_save(whole, lambda st: debate(_replies(where), _default(where), state=st))
 
