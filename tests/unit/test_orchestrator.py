@@ -209,6 +209,20 @@ def fresh_run(**options: Any) -> Run:
     return debate({}, fresh_point, **options)
 
 
+@shared
+def _quiet_run(**options: Any) -> Run:
+    return debate({}, QUIET, **options)
+
+
+def quiet_run(**options: Any) -> Run:
+    """``debate({}, QUIET, **options)``, driven once per set of options (files that read
+    the same quiet run share it); ``lang="en"`` is the default's config, so the same run."""
+    if options.get("lang") == "en":
+        assert config(**options) == config(**{k: v for k, v in options.items() if k != "lang"})
+        options = {k: v for k, v in options.items() if k != "lang"}
+    return _quiet_run(**options)
+
+
 def by_round(steps: Sequence[str]) -> list[str]:
     """Steps in a stable order (the blind round's two sides run at once)."""
     return sorted(steps, key=lambda s: (s.startswith("judge"), s))

@@ -224,13 +224,13 @@ def test_a_running_panels_result_says_its_turns(monkeypatch: Any) -> None:
 def test_a_panels_prompts_never_say_both_sides(lang: str) -> None:
     """The seats' and the Judge's prompts of a three-seat run speak of every seat (the
     two-seat prompts keep "both sides")."""
-    from tests.unit.test_orchestrator import QUIET, debate
+    from tests.unit.test_orchestrator import quiet_run
 
     both = {"en": "both sides", "ja": "双方"}[lang]
     three = {j.step: j.prompt for j in panel(3, {}, rounds=2, lang=lang).runner.jobs}
     for step in ("r2-A-1", "judge-1"):
         assert both not in three[step], (step, [x for x in three[step].splitlines() if both in x])
-    pair = {j.step: j.prompt for j in debate({}, QUIET, rounds=2, lang=lang).runner.jobs}
+    pair = {j.step: j.prompt for j in quiet_run(rounds=2, lang=lang).runner.jobs}
     assert both in pair["r2-A-1"] and both in pair["judge-1"]
 
 
@@ -258,7 +258,7 @@ def test_the_html_report_colours_seats_c_to_e_apart_from_a() -> None:
     a two-seat page has no such rule."""
     import re
 
-    from tests.unit.test_orchestrator import QUIET, debate, fresh_point
+    from tests.unit.test_orchestrator import fresh_point, quiet_run
 
     page = render_html(panel(5, fresh_point, rounds=1).state)
     for seat in "cde":
@@ -267,4 +267,4 @@ def test_the_html_report_colours_seats_c_to_e_apart_from_a() -> None:
         # on a narrow screen, each evidence cell says whose it is
         assert f'.ledger td.ev.{seat}::before{{content:"evidence {seat.upper()}"}}' in page, seat
     assert '<td class="ev e">' in page
-    assert "--c:" not in render_html(debate({}, QUIET, rounds=1).state)
+    assert "--c:" not in render_html(quiet_run(rounds=1).state)
