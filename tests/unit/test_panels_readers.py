@@ -7,7 +7,7 @@ import dataclasses
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from collab.evidence import EvidenceCheck
 from collab.report.adr import adr_markdown
@@ -18,6 +18,7 @@ from collab.runners.base import TurnJob
 from collab.runners.inprocess import Reply
 from collab.state import RunState
 from collab.store import RunDir
+from tests.helpers import whole_command
 from tests.unit.test_orchestrator import JUDGE, Run, said, shared
 from tests.unit.test_orchestrator import home_in_memory as home_in_memory  # autouse
 from tests.unit.test_panels import panel, step_of
@@ -95,12 +96,12 @@ def test_collab_ask_takes_a_third_seat_on_the_command_line(monkeypatch: Any) -> 
     """``collab ask ID Q --seat C``: the CLI's own look at --seat (does one answer
     stream?) knows every seat, not A and B only; the run's seats are checked after."""
     import collab.control.steer as steer
-    from collab.cli import app
 
     state = finished(3)
     asked: list[str | None] = []
     monkeypatch.setattr(steer, "ask_seats", lambda _id, _q, seat, _sinks: asked.append(seat))
-    res = CliRunner().invoke(app, ["ask", state.run_id, "Which is cheaper?", "--seat", "c"])
+    argv = ["ask", state.run_id, "Which is cheaper?", "--seat", "c"]
+    res = CliRunner().invoke(whole_command(), argv)
     assert res.exit_code == 0, res.output
     assert asked == ["c"]
 
@@ -161,7 +162,6 @@ def test_mcp_refuses_the_command_agent_in_a_seat_list_too(tmp_path: Any) -> None
 def test_doctor_checks_every_agent_the_defaults_seat(monkeypatch: Any) -> None:
     """``[defaults] agents = [three]``: collab doctor checks the third seat's agent too."""
     from collab import doctor
-    from collab.cli import app
     from collab.paths import collab_home
 
     home = collab_home()
@@ -174,7 +174,7 @@ def test_doctor_checks_every_agent_the_defaults_seat(monkeypatch: Any) -> None:
         return []
 
     monkeypatch.setattr(doctor, "run_checks", run_checks)
-    CliRunner().invoke(app, ["doctor", "--json"])
+    CliRunner().invoke(whole_command(), ["doctor", "--json"])
     assert checked and "llm" in checked[0], checked
 
 
