@@ -33,7 +33,14 @@ from collab.state import load_state
 from collab.stats import aggregate, run_stats
 from collab.store import RunDir
 from tests.helpers import schema_validate
-from tests.unit.test_orchestrator import JUDGE, Run, debate, home_in_memory, shared
+from tests.unit.test_orchestrator import (
+    JUDGE,
+    Run,
+    debate,
+    fresh_run,
+    home_in_memory,
+    shared,
+)
 
 __all__ = ["home_in_memory"]  # the autouse fixture: COLLAB_HOME on tmpfs
 
@@ -123,10 +130,11 @@ def flipped() -> Run:
     return debate(FLIP, rounds=3, **DECISION)
 
 
-@shared
 def without_options() -> Run:
-    """Two rounds, no decision input."""
-    return debate({"judge": [JUDGE]}, rounds=2)
+    """Two rounds, no decision input: ``debate({"judge": [JUDGE]}, rounds=2)``, the same
+    replies as ``fresh_run(rounds=2)`` (its ``fresh_point`` answers the Judge with JUDGE), a
+    run other files read too: driven once, each test gets a copy in its own home."""
+    return fresh_run(rounds=2)
 
 
 def test_favours_is_recorded_per_seat_per_round_and_a_flip_is_one_event() -> None:

@@ -37,6 +37,7 @@ from tests.unit.test_orchestrator import (  # noqa: F401 (home_in_memory: autous
     Run,
     debate,
     home_in_memory,
+    quiet_run,
     said,
     shared,
 )
@@ -223,10 +224,9 @@ def agreed(seats: str, **options: Any) -> Run:
     return panel(3, agreeing(seats), rounds=2, **options)
 
 
-@shared
 def quiet_pair() -> Run:
-    """Two seats, two rounds, no point raised."""
-    return debate({}, QUIET, rounds=2)
+    """Two seats, two rounds, no point raised: ``debate({}, QUIET, rounds=2)``, shared."""
+    return quiet_run(rounds=2)
 
 
 @pytest.mark.parametrize(
@@ -364,7 +364,7 @@ def test_ask_names_any_seat_of_the_run_and_none_asks_every_seat() -> None:
 
 
 def test_the_html_report_speaks_seats() -> None:
-    run = agreed("B", opening="blind")
+    run = agreed("B")  # opening="blind": the default, the same config (and run)
     page = render_html(run.state)
     assert "<th>evidence C</th>" in page and "Role C" in page
     assert "3 of 3 seats answered" in page
@@ -478,7 +478,7 @@ def test_a_batch_of_panels_caps_the_agents_it_starts_at_once(
 @pytest.mark.parametrize("lang", ["en", "ja"])
 def test_the_contract_a_panel_reads_says_what_its_ledger_does(lang: str) -> None:
     """One agree does not resolve a panel's issue, so its seats are not told it does."""
-    pair = {j.step: j.prompt for j in debate({}, QUIET, rounds=1, lang=lang).runner.jobs}
+    pair = {j.step: j.prompt for j in quiet_run(rounds=1, lang=lang).runner.jobs}
     three = {j.step: j.prompt for j in panel(3, {}, rounds=1, lang=lang).runner.jobs}
     quorum = {j.step: j.prompt for j in panel(4, {}, rounds=1, lang=lang, quorum=2).runner.jobs}
     every, both = {

@@ -7,7 +7,7 @@ import dataclasses
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from collab.evidence import EvidenceCheck
 from collab.report.adr import adr_markdown
@@ -18,6 +18,7 @@ from collab.runners.base import TurnJob
 from collab.runners.inprocess import Reply
 from collab.state import RunState
 from collab.store import RunDir
+from tests.helpers import whole_command
 from tests.unit.test_orchestrator import JUDGE, Run, said, shared
 from tests.unit.test_orchestrator import home_in_memory as home_in_memory  # autouse
 from tests.unit.test_panels import panel, step_of
@@ -95,12 +96,12 @@ def test_collab_ask_takes_a_third_seat_on_the_command_line(monkeypatch: Any) -> 
     """``collab ask ID Q --seat C``: the CLI's own look at --seat (does one answer
     stream?) knows every seat, not A and B only; the run's seats are checked after."""
     import collab.control.steer as steer
-    from collab.cli import app
 
     state = finished(3)
     asked: list[str | None] = []
     monkeypatch.setattr(steer, "ask_seats", lambda _id, _q, seat, _sinks: asked.append(seat))
-    res = CliRunner().invoke(app, ["ask", state.run_id, "Which is cheaper?", "--seat", "c"])
+    argv = ["ask", state.run_id, "Which is cheaper?", "--seat", "c"]
+    res = CliRunner().invoke(whole_command(), argv)
     assert res.exit_code == 0, res.output
     assert asked == ["c"]
 
@@ -161,7 +162,6 @@ def test_mcp_refuses_the_command_agent_in_a_seat_list_too(tmp_path: Any) -> None
 def test_doctor_checks_every_agent_the_defaults_seat(monkeypatch: Any) -> None:
     """``[defaults] agents = [three]``: collab doctor checks the third seat's agent too."""
     from collab import doctor
-    from collab.cli import app
     from collab.paths import collab_home
 
     home = collab_home()
@@ -174,7 +174,7 @@ def test_doctor_checks_every_agent_the_defaults_seat(monkeypatch: Any) -> None:
         return []
 
     monkeypatch.setattr(doctor, "run_checks", run_checks)
-    CliRunner().invoke(app, ["doctor", "--json"])
+    CliRunner().invoke(whole_command(), ["doctor", "--json"])
     assert checked and "llm" in checked[0], checked
 
 
@@ -224,13 +224,13 @@ def test_a_running_panels_result_says_its_turns(monkeypatch: Any) -> None:
 def test_a_panels_prompts_never_say_both_sides(lang: str) -> None:
     """The seats' and the Judge's prompts of a three-seat run speak of every seat (the
     two-seat prompts keep "both sides")."""
-    from tests.unit.test_orchestrator import QUIET, debate
+    from tests.unit.test_orchestrator import quiet_run
 
     both = {"en": "both sides", "ja": "双方"}[lang]
     three = {j.step: j.prompt for j in panel(3, {}, rounds=2, lang=lang).runner.jobs}
     for step in ("r2-A-1", "judge-1"):
         assert both not in three[step], (step, [x for x in three[step].splitlines() if both in x])
-    pair = {j.step: j.prompt for j in debate({}, QUIET, rounds=2, lang=lang).runner.jobs}
+    pair = {j.step: j.prompt for j in quiet_run(rounds=2, lang=lang).runner.jobs}
     assert both in pair["r2-A-1"] and both in pair["judge-1"]
 
 
@@ -258,7 +258,7 @@ def test_the_html_report_colours_seats_c_to_e_apart_from_a() -> None:
     a two-seat page has no such rule."""
     import re
 
-    from tests.unit.test_orchestrator import QUIET, debate, fresh_point
+    from tests.unit.test_orchestrator import fresh_point, quiet_run
 
     page = render_html(panel(5, fresh_point, rounds=1).state)
     for seat in "cde":
@@ -267,4 +267,4 @@ def test_the_html_report_colours_seats_c_to_e_apart_from_a() -> None:
         # on a narrow screen, each evidence cell says whose it is
         assert f'.ledger td.ev.{seat}::before{{content:"evidence {seat.upper()}"}}' in page, seat
     assert '<td class="ev e">' in page
-    assert "--c:" not in render_html(debate({}, QUIET, rounds=1).state)
+    assert "--c:" not in render_html(quiet_run(rounds=1).state)

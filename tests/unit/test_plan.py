@@ -22,7 +22,7 @@ from collab.state import Judge, RunState
 from collab.store import RunDir, new_run_id
 from collab.turns import AgentMeta, TurnRecord
 from tests.fakes.depth_scripts import SCRIPTS
-from tests.unit.test_orchestrator import debate, home_in_memory
+from tests.unit.test_orchestrator import Run, debate, home_in_memory, shared
 
 __all__ = ["home_in_memory"]
 
@@ -257,11 +257,18 @@ def test_a_run_plans_before_its_first_call_and_keeps_the_plan() -> None:
     assert result_document(run.state, RunDir(run.state.run_id))["plan"] == run.state.plan
 
 
-def test_past_runs_on_this_machine_feed_the_next_plan() -> None:
-    def costly(job: TurnJob) -> Reply:
-        return Reply(SCRIPTS["easy"](job), cost_usd=0.02)
+def costly(job: TurnJob) -> Reply:
+    return Reply(SCRIPTS["easy"](job), cost_usd=0.02)
 
-    debate({}, costly, depth="quick")
+
+@shared  # driven once (its own plan made in an empty home); each test gets a copy
+def costly_run() -> Run:
+    """``debate({}, costly, depth="quick")``: a past run of the scripted agent, on disk."""
+    return debate({}, costly, depth="quick")
+
+
+def test_past_runs_on_this_machine_feed_the_next_plan() -> None:
+    costly_run()
     second = debate({}, SCRIPTS["easy"], depth="quick", max_cost=0.05)
     plan = second.state.plan
     assert plan is not None
@@ -298,13 +305,8 @@ def test_the_plan_event_reads_back_as_written() -> None:
 
 
 def test_the_plan_of_a_run_is_sized_from_the_prompt_its_first_turn_gets() -> None:
-    prompts: dict[str, str] = {}
-
-    def costly(job: TurnJob) -> Reply:
-        prompts[job.step] = job.prompt
-        return Reply(SCRIPTS["easy"](job), cost_usd=0.02)
-
-    run = debate({}, costly, depth="quick")  # a past run of the scripted agent, on disk
+    run = costly_run()  # a past run of the scripted agent, on disk
+    prompts = {job.step: job.prompt for job in run.runner.jobs}  # as costly was asked
     cfg = dataclasses.replace(run.state.config, agent_a=AgentChoice("claude", "opus"))
     # No past runs given: A's cost is an estimate at opus's price, B's is unknown.
     plan = plan_for(cfg, states=[])
