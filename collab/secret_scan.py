@@ -317,28 +317,38 @@ def _without_requests() -> None:
 @contextmanager
 def _engine() -> Iterator[_Engine]:
     """The engine configured for one scan: our plugins and filters, nothing else. It is
-    built once a process; every scan runs inside its own settings block (the plugins
-    read the settings while they scan: the verification filter must never be on)."""
+    built once a process. While it scans, detect-secrets' process-wide settings hold the
+    filters it was built with (the plugins read them while they scan: the verification
+    filter must never be on); the filters outside are put back afterwards."""
     # Imported here, not at the top: the engine (detect-secrets, ~30 ms) is needed only
     # by the commands that scan, not by the quick ones that import this module.
     _without_requests()
-    from detect_secrets.settings import transient_settings
+    from detect_secrets.settings import get_settings
 
     with _LOCK:
         if not _BUILT:
             _BUILT.append(_build())
-        config, engine = _BUILT[0]
-        with transient_settings(config):
+        filters, engine = _BUILT[0]
+        # Not a transient_settings block per scan: entering and leaving one rebuilds the
+        # settings, re-imports every filter module and re-executes collab.secret_plugins
+        # (~2 ms a scan). The plugins read only the filters of the settings (whether the
+        # verification filter is on); the settings' plugins are read only to build plugins.
+        settings = get_settings()
+        outside = settings.filters
+        settings.filters = filters
+        try:
             yield engine
+        finally:
+            settings.filters = outside
 
 
-_BUILT: list[tuple[dict[str, Any], _Engine]] = []  # (settings, engine), made once
+_BUILT: list[tuple[dict[str, Any], _Engine]] = []  # (the settings' filters, engine), made once
 
 
 def _build() -> tuple[dict[str, Any], _Engine]:
-    """The settings of a scan and the engine they make (called under ``_LOCK``)."""
+    """The settings' filters of a scan and the engine they make (called under ``_LOCK``)."""
     from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
-    from detect_secrets.settings import get_filters, get_plugins, transient_settings
+    from detect_secrets.settings import get_filters, get_plugins, get_settings, transient_settings
 
     # Ours (collab.secret_plugins), loaded through the engine's plugin mechanism: a file
     # path in ``plugins_used``, and its placeholder filter in ``filters_used``.
@@ -368,7 +378,8 @@ def _build() -> tuple[dict[str, Any], _Engine]:
     }
     with transient_settings(config):
         get_mapping_from_secret_type_to_class.cache_clear()
-        return config, _Engine(list(get_plugins()), list(get_filters()))
+        # The block's settings are dropped when it ends, so no one else holds these filters.
+        return get_settings().filters, _Engine(list(get_plugins()), list(get_filters()))
 
 
 class _Engine:
