@@ -119,7 +119,7 @@ def scan_text(text: str, source: str) -> list[SecretHit]:
     read from disk. One hit per line and kind.
     """
     with _engine() as engine:
-        return engine.scan(text, source)
+        return engine.scan(text, source, {})
 
 
 def sensitive_name(path: str) -> str | None:
@@ -219,10 +219,14 @@ def _both(engine: _Engine, text: str, source: str) -> list[SecretHit]:
     """The hits in the text as given and in the text as it would be sent: a zero-width
     space, soft hyphen or escape inside a key hides it from the first, and the prompt's
     cleaning joins it up again."""
-    hits = set(engine.scan(text, source))
+    # The two texts differ on a few lines at most (a code fence in Markdown, a hidden
+    # character): the second scan reuses the first one's answer for every line that reads
+    # the same lines around it.
+    seen: dict[tuple[int, tuple[str, ...]], list[str]] = {}
+    hits = set(engine.scan(text, source, seen))
     sent = for_prompt(text, len(text) + 1)
     if sent != text:
-        hits.update(engine.scan(sent, source))
+        hits.update(engine.scan(sent, source, seen))
     return sorted(hits, key=lambda h: (h.line, h.kind))
 
 
@@ -406,24 +410,33 @@ class _Engine:
             elif "secret" in needs and needs <= _SECRET_VALUES:
                 self._value_filters.append(fn)
 
-    def scan(self, text: str, source: str) -> list[SecretHit]:
+    def scan(
+        self, text: str, source: str, seen: dict[tuple[int, tuple[str, ...]], list[str]]
+    ) -> list[SecretHit]:
+        """The hits in ``text``. ``seen`` holds the kinds found on each line of a text from
+        the same source by the line's number and the lines around it (its context), which
+        are all a line's detectors and filters read: a line reading the same is not
+        scanned again."""
+        from detect_secrets.util.code_snippet import get_code_snippet
+
         filename = _rules_name(source)
         lines = [line.removesuffix("\r") for line in text.split("\n")]
         found: set[tuple[int, str]] = set()
         for number, raw in enumerate(lines, start=1):
             line = raw.strip()
             if len(line) >= _MIN_LINE:
-                found.update((number, kind) for kind in self._kinds(filename, lines, number, line))
+                context = get_code_snippet(lines=lines, line_number=number)
+                key = (number, tuple(context.lines))
+                if key not in seen:
+                    seen[key] = list(self._kinds(filename, context, number, line))
+                found.update((number, kind) for kind in seen[key])
         found.update(self._private_keys(text))
         # One key, one finding: a generic kind of ours gives way to a specific one on its line.
         specific = {n for n, kind in found if kind not in _GENERIC_KINDS}
         found = {(n, kind) for n, kind in found if kind not in _GENERIC_KINDS or n not in specific}
         return [SecretHit(source, number, kind) for number, kind in sorted(found)]
 
-    def _kinds(self, filename: str, lines: list[str], number: int, line: str) -> Iterator[str]:
-        from detect_secrets.util.code_snippet import get_code_snippet
-
-        context = get_code_snippet(lines=lines, line_number=number)
+    def _kinds(self, filename: str, context: Any, number: int, line: str) -> Iterator[str]:
         values: dict[str, Any] = {"filename": filename, "line": line, "context": context}
         has_keyword = self._keyword_gate.search(line) is not None
         line_checked = False  # the line filters are slow: run them once a plugin finds something
