@@ -101,3 +101,17 @@ def test_an_azure_key_named_on_a_line_nearby_is_found() -> None:
     text = doc("# Azure storage, uploads account", "", "key: " + AZURE_KEY)
     assert _found(text, "notes.md") == [(3, "Azure Storage Account access key")]
     assert _found(doc("# uploads", "", "key: " + AZURE_KEY), "notes.md") == []
+
+
+def test_the_indirect_reference_filter_needs_an_opening_bracket() -> None:
+    """The scan runs the engine's indirect-reference filter (``x = os.environ[...]``,
+    ``x = get(...)``: not a secret) only on lines holding ``(`` or ``[``: its pattern cannot
+    match without one and costs quadratic time over a long line. Should detect-secrets
+    change the pattern, this fails and the shortcut must be checked again."""
+    from detect_secrets.filters.heuristic import _get_indirect_reference_regex
+
+    pattern = r"([^\v=!:]*)\s*(:=?|[!=]{1,3})\s*([\w.-]+[\[\(][^\v]*[\]\)])"
+    assert _get_indirect_reference_regex().pattern == pattern
+    assert _found("token = lookup(" + PASSWORD + ")\n", "notes.md") == []
+    assert _found("token = vault[" + PASSWORD + "]\n", "notes.md") == []
+    assert _found("token = " + PASSWORD + "\n", "notes.md") == [(1, "Secret Keyword")]
