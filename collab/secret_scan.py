@@ -368,7 +368,10 @@ def _build() -> tuple[dict[str, Any], _Engine]:
         and not name.startswith("_")
     ]
     ours = [{"name": n, "path": "file://" + path} for n in mine]
-    with transient_settings({"plugins_used": ours}):
+    # The classes: the engine's, and every plugin class in our file (detect-secrets takes
+    # them all from a file named by one entry, and executes the file again for each entry
+    # naming it: one is enough).
+    with transient_settings({"plugins_used": ours[:1]}):
         get_mapping_from_secret_type_to_class.cache_clear()
         names = sorted(
             cls.__name__
@@ -381,8 +384,9 @@ def _build() -> tuple[dict[str, Any], _Engine]:
         "filters_used": [{"path": p} for p in _FILTERS]
         + [{"path": f"file://{path}::is_placeholder"}],
     }
+    # The plugins are made from those classes, kept (not found again: that would execute
+    # our file once more for each of our plugins).
     with transient_settings(config):
-        get_mapping_from_secret_type_to_class.cache_clear()
         # The block's settings are dropped when it ends, so no one else holds these filters.
         return get_settings().filters, _Engine(list(get_plugins()), list(get_filters()))
 
