@@ -4,6 +4,7 @@ in what order hits come back, and what a scan leaves unloaded."""
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import pytest
 
@@ -115,3 +116,26 @@ def test_the_indirect_reference_filter_needs_an_opening_bracket() -> None:
     assert _found("token = lookup(" + PASSWORD + ")\n", "notes.md") == []
     assert _found("token = vault[" + PASSWORD + "]\n", "notes.md") == []
     assert _found("token = " + PASSWORD + "\n", "notes.md") == [(1, "Secret Keyword")]
+
+
+def test_the_indirect_reference_filter_runs_only_on_a_line_with_a_bracket(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Counted rather than timed: on a candidate's line without ``(`` or ``[`` the
+    allowlist filter runs and the indirect-reference filter does not; with one, both run."""
+    ran: list[str] = []
+    rejects = secret_scan._rejects
+
+    def counted(fn: Any, values: dict[str, Any]) -> bool:
+        ran.append(fn.__name__)
+        return rejects(fn, values)
+
+    monkeypatch.setattr(secret_scan, "_rejects", counted)
+    assert _found("token = " + PASSWORD + "\n", "notes.md") == [(1, "Secret Keyword")]
+    assert "is_line_allowlisted" in ran and "is_indirect_reference" not in ran
+    ran.clear()
+    assert _found("token = lookup(" + PASSWORD + ")\n", "notes.md") == []
+    assert "is_indirect_reference" in ran
+    ran.clear()
+    assert _found("token = vault[" + PASSWORD + "]\n", "notes.md") == []
+    assert "is_indirect_reference" in ran
