@@ -139,3 +139,12 @@ def test_the_indirect_reference_filter_runs_only_on_a_line_with_a_bracket(
     ran.clear()
     assert _found("token = vault[" + PASSWORD + "]\n", "notes.md") == []
     assert "is_indirect_reference" in ran
+
+
+def test_an_azure_key_under_a_bare_account_key_line_is_found() -> None:
+    """A bare "AccountKey" at the end of a line, the key on the next: the detector's
+    account-key pattern reads across the line end, and so does the scan's check of the
+    lines around the key before it runs the detector."""
+    kind = "Azure Storage Account access key"
+    assert _found(doc("AccountKey", AZURE_KEY), "notes.md") == [(2, kind)]
+    assert _found(doc("account_key", "", AZURE_KEY), "notes.md") == [(3, kind)]
