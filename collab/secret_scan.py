@@ -54,6 +54,7 @@ _EXCLUDED_PLUGINS = frozenset(
 _PEM_PLUGIN = "PrivateKeyDetector"
 _GENERIC_KINDS = frozenset({"Authorization Header", "Kubernetes Credential", "Password Assignment"})
 _KEYWORD_PLUGIN = "KeywordDetector"
+_AZURE_PLUGIN = "AzureStorageKeyDetector"
 
 # The engine's own false-positive filters (detect_secrets.settings.Settings.clear), less the
 # ones that judge a file by its name: we scan text, and its name is handled here.
@@ -119,7 +120,7 @@ def scan_text(text: str, source: str) -> list[SecretHit]:
     read from disk. One hit per line and kind.
     """
     with _engine() as engine:
-        return engine.scan(text, source)
+        return engine.scan(text, source, {})
 
 
 def sensitive_name(path: str) -> str | None:
@@ -219,10 +220,14 @@ def _both(engine: _Engine, text: str, source: str) -> list[SecretHit]:
     """The hits in the text as given and in the text as it would be sent: a zero-width
     space, soft hyphen or escape inside a key hides it from the first, and the prompt's
     cleaning joins it up again."""
-    hits = set(engine.scan(text, source))
+    # The two texts differ on a few lines at most (a code fence in Markdown, a hidden
+    # character): the second scan reuses the first one's answer for every line that reads
+    # the same lines around it.
+    seen: dict[tuple[int, tuple[str, ...]], list[str]] = {}
+    hits = set(engine.scan(text, source, seen))
     sent = for_prompt(text, len(text) + 1)
     if sent != text:
-        hits.update(engine.scan(sent, source))
+        hits.update(engine.scan(sent, source, seen))
     return sorted(hits, key=lambda h: (h.line, h.kind))
 
 
@@ -317,28 +322,38 @@ def _without_requests() -> None:
 @contextmanager
 def _engine() -> Iterator[_Engine]:
     """The engine configured for one scan: our plugins and filters, nothing else. It is
-    built once a process; every scan runs inside its own settings block (the plugins
-    read the settings while they scan: the verification filter must never be on)."""
+    built once a process. While it scans, detect-secrets' process-wide settings hold the
+    filters it was built with (the plugins read them while they scan: the verification
+    filter must never be on); the filters outside are put back afterwards."""
     # Imported here, not at the top: the engine (detect-secrets, ~30 ms) is needed only
     # by the commands that scan, not by the quick ones that import this module.
     _without_requests()
-    from detect_secrets.settings import transient_settings
+    from detect_secrets.settings import get_settings
 
     with _LOCK:
         if not _BUILT:
             _BUILT.append(_build())
-        config, engine = _BUILT[0]
-        with transient_settings(config):
+        filters, engine = _BUILT[0]
+        # Not a transient_settings block per scan: entering and leaving one rebuilds the
+        # settings, re-imports every filter module and re-executes collab.secret_plugins
+        # (~2 ms a scan). The plugins read only the filters of the settings (whether the
+        # verification filter is on); the settings' plugins are read only to build plugins.
+        settings = get_settings()
+        outside = settings.filters
+        settings.filters = filters
+        try:
             yield engine
+        finally:
+            settings.filters = outside
 
 
-_BUILT: list[tuple[dict[str, Any], _Engine]] = []  # (settings, engine), made once
+_BUILT: list[tuple[dict[str, Any], _Engine]] = []  # (the settings' filters, engine), made once
 
 
 def _build() -> tuple[dict[str, Any], _Engine]:
-    """The settings of a scan and the engine they make (called under ``_LOCK``)."""
+    """The settings' filters of a scan and the engine they make (called under ``_LOCK``)."""
     from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
-    from detect_secrets.settings import get_filters, get_plugins, transient_settings
+    from detect_secrets.settings import get_filters, get_plugins, get_settings, transient_settings
 
     # Ours (collab.secret_plugins), loaded through the engine's plugin mechanism: a file
     # path in ``plugins_used``, and its placeholder filter in ``filters_used``.
@@ -353,7 +368,10 @@ def _build() -> tuple[dict[str, Any], _Engine]:
         and not name.startswith("_")
     ]
     ours = [{"name": n, "path": "file://" + path} for n in mine]
-    with transient_settings({"plugins_used": ours}):
+    # The classes: the engine's, and every plugin class in our file (detect-secrets takes
+    # them all from a file named by one entry, and executes the file again for each entry
+    # naming it: one is enough).
+    with transient_settings({"plugins_used": ours[:1]}):
         get_mapping_from_secret_type_to_class.cache_clear()
         names = sorted(
             cls.__name__
@@ -366,9 +384,11 @@ def _build() -> tuple[dict[str, Any], _Engine]:
         "filters_used": [{"path": p} for p in _FILTERS]
         + [{"path": f"file://{path}::is_placeholder"}],
     }
+    # The plugins are made from those classes, kept (not found again: that would execute
+    # our file once more for each of our plugins).
     with transient_settings(config):
-        get_mapping_from_secret_type_to_class.cache_clear()
-        return config, _Engine(list(get_plugins()), list(get_filters()))
+        # The block's settings are dropped when it ends, so no one else holds these filters.
+        return get_settings().filters, _Engine(list(get_plugins()), list(get_filters()))
 
 
 class _Engine:
@@ -395,35 +415,49 @@ class _Engine:
             elif "secret" in needs and needs <= _SECRET_VALUES:
                 self._value_filters.append(fn)
 
-    def scan(self, text: str, source: str) -> list[SecretHit]:
+    def scan(
+        self, text: str, source: str, seen: dict[tuple[int, tuple[str, ...]], list[str]]
+    ) -> list[SecretHit]:
+        """The hits in ``text``. ``seen`` holds the kinds found on each line of a text from
+        the same source by the line's number and the lines around it (its context), which
+        are all a line's detectors and filters read: a line reading the same is not
+        scanned again."""
+        from detect_secrets.util.code_snippet import get_code_snippet
+
         filename = _rules_name(source)
         lines = [line.removesuffix("\r") for line in text.split("\n")]
         found: set[tuple[int, str]] = set()
         for number, raw in enumerate(lines, start=1):
             line = raw.strip()
             if len(line) >= _MIN_LINE:
-                found.update((number, kind) for kind in self._kinds(filename, lines, number, line))
+                context = get_code_snippet(lines=lines, line_number=number)
+                key = (number, tuple(context.lines))
+                if key not in seen:
+                    seen[key] = list(self._kinds(filename, context, number, line))
+                found.update((number, kind) for kind in seen[key])
         found.update(self._private_keys(text))
         # One key, one finding: a generic kind of ours gives way to a specific one on its line.
         specific = {n for n, kind in found if kind not in _GENERIC_KINDS}
         found = {(n, kind) for n, kind in found if kind not in _GENERIC_KINDS or n not in specific}
         return [SecretHit(source, number, kind) for number, kind in sorted(found)]
 
-    def _kinds(self, filename: str, lines: list[str], number: int, line: str) -> Iterator[str]:
-        from detect_secrets.util.code_snippet import get_code_snippet
-
-        context = get_code_snippet(lines=lines, line_number=number)
+    def _kinds(self, filename: str, context: Any, number: int, line: str) -> Iterator[str]:
         values: dict[str, Any] = {"filename": filename, "line": line, "context": context}
         has_keyword = self._keyword_gate.search(line) is not None
         line_checked = False  # the line filters are slow: run them once a plugin finds something
         for plugin in self._line_plugins:
-            if not has_keyword and type(plugin).__name__ == _KEYWORD_PLUGIN:
+            name = type(plugin).__name__
+            if not has_keyword and name == _KEYWORD_PLUGIN:
+                continue
+            if name == _AZURE_PLUGIN and not _names_azure(plugin, context):
                 continue
             for candidate in plugin.analyze_line(
                 filename=filename, line=line, line_number=number, context=context
             ):
                 if not line_checked:
-                    if any(_rejects(fn, values) for fn in self._line_filters):
+                    if any(
+                        _rejects(fn, values) for fn in self._line_filters if _may_reject(fn, line)
+                    ):
                         return
                     line_checked = True
                 secret = candidate.secret_value
@@ -450,6 +484,23 @@ def _kind(plugin: Any) -> str:
     """What a hit is reported as: a plugin of ours that widens one of the engine's says so
     (``reported_as``), so one key is one finding."""
     return str(getattr(plugin, "reported_as", plugin.secret_type))
+
+
+def _may_reject(fn: Any, line: str) -> bool:
+    """Whether a line filter can drop this line. The engine's is_indirect_reference
+    (``x = os.environ[...]``, ``x = get(...)``) needs an opening bracket, and its pattern
+    takes quadratic time over a long line without one (~80 ms for 1,000 characters, such
+    as a kubeconfig's ``client-key-data``): there it is not run."""
+    return fn.__name__ != "is_indirect_reference" or "(" in line or "[" in line
+
+
+def _names_azure(plugin: Any, context: Any) -> bool:
+    """Whether the lines around a line (its context) say "azure" or "account key":
+    AzureStorageKeyDetector reports a key only then, but learns it only after compiling
+    three patterns for each candidate, ~1.5 ms each (every ``sha512-...==`` integrity hash
+    in a package-lock.json is one). Its own word and pattern, over the same lines."""
+    near = "\n".join(context.lines)
+    return plugin.azure in near.lower() or plugin.account_key_check.search(near) is not None
 
 
 def _whole_text(plugin: Any) -> bool:

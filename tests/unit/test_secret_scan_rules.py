@@ -4,6 +4,7 @@ in what order hits come back, and what a scan leaves unloaded."""
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import pytest
 
@@ -101,3 +102,49 @@ def test_an_azure_key_named_on_a_line_nearby_is_found() -> None:
     text = doc("# Azure storage, uploads account", "", "key: " + AZURE_KEY)
     assert _found(text, "notes.md") == [(3, "Azure Storage Account access key")]
     assert _found(doc("# uploads", "", "key: " + AZURE_KEY), "notes.md") == []
+
+
+def test_the_indirect_reference_filter_needs_an_opening_bracket() -> None:
+    """The scan runs the engine's indirect-reference filter (``x = os.environ[...]``,
+    ``x = get(...)``: not a secret) only on lines holding ``(`` or ``[``: its pattern cannot
+    match without one and costs quadratic time over a long line. Should detect-secrets
+    change the pattern, this fails and the shortcut must be checked again."""
+    from detect_secrets.filters.heuristic import _get_indirect_reference_regex
+
+    pattern = r"([^\v=!:]*)\s*(:=?|[!=]{1,3})\s*([\w.-]+[\[\(][^\v]*[\]\)])"
+    assert _get_indirect_reference_regex().pattern == pattern
+    assert _found("token = lookup(" + PASSWORD + ")\n", "notes.md") == []
+    assert _found("token = vault[" + PASSWORD + "]\n", "notes.md") == []
+    assert _found("token = " + PASSWORD + "\n", "notes.md") == [(1, "Secret Keyword")]
+
+
+def test_the_indirect_reference_filter_runs_only_on_a_line_with_a_bracket(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Counted rather than timed: on a candidate's line without ``(`` or ``[`` the
+    allowlist filter runs and the indirect-reference filter does not; with one, both run."""
+    ran: list[str] = []
+    rejects = secret_scan._rejects
+
+    def counted(fn: Any, values: dict[str, Any]) -> bool:
+        ran.append(fn.__name__)
+        return rejects(fn, values)
+
+    monkeypatch.setattr(secret_scan, "_rejects", counted)
+    assert _found("token = " + PASSWORD + "\n", "notes.md") == [(1, "Secret Keyword")]
+    assert "is_line_allowlisted" in ran and "is_indirect_reference" not in ran
+    ran.clear()
+    assert _found("token = lookup(" + PASSWORD + ")\n", "notes.md") == []
+    assert "is_indirect_reference" in ran
+    ran.clear()
+    assert _found("token = vault[" + PASSWORD + "]\n", "notes.md") == []
+    assert "is_indirect_reference" in ran
+
+
+def test_an_azure_key_under_a_bare_account_key_line_is_found() -> None:
+    """A bare "AccountKey" at the end of a line, the key on the next: the detector's
+    account-key pattern reads across the line end, and so does the scan's check of the
+    lines around the key before it runs the detector."""
+    kind = "Azure Storage Account access key"
+    assert _found(doc("AccountKey", AZURE_KEY), "notes.md") == [(2, kind)]
+    assert _found(doc("account_key", "", AZURE_KEY), "notes.md") == [(3, kind)]
