@@ -15,6 +15,7 @@ from collab.decision import DECISION_KINDS, HumanDecision
 from collab.errors import DamagedRun
 from collab.evidence import EVIDENCE_STATUSES, EvidenceCheck
 from collab.fields import DamagedField, Fields
+from collab.json_text import FrozenForm, FrozenItems
 from collab.ledger import (
     CURRENT_TABLE,
     STATUSES,
@@ -43,7 +44,7 @@ RUN_STATUSES: tuple[RunStatus, ...] = get_args(RunStatus)
 Origin = Literal["cli", "mcp"]
 ORIGINS: tuple[Origin, ...] = get_args(Origin)
 _Frozen = TypeVar("_Frozen")
-_Form = TypeVar("_Form")
+_Form = TypeVar("_Form", dict[str, object], list[dict[str, object]])
 
 
 @dataclass
@@ -325,9 +326,14 @@ class RunState:
         ledger = self.ledger()
         forms, self._forms = self._forms, {}
 
-        def form(obj: _Frozen, make: Callable[[_Frozen], _Form]) -> _Form:
+        def form(obj: _Frozen, make: Callable[[_Frozen], _Form]) -> FrozenForm | FrozenItems:
+            # Frozen*: the store keeps their text between saves too (collab.json_text).
             kept = forms.get(id(obj))
-            made: _Form = kept[1] if kept is not None and kept[0] is obj else make(obj)
+            if kept is not None and kept[0] is obj:
+                made: FrozenForm | FrozenItems = kept[1]
+            else:
+                fresh = make(obj)
+                made = FrozenForm(fresh) if isinstance(fresh, dict) else FrozenItems(fresh)
             self._forms[id(obj)] = (obj, made)
             return made
 

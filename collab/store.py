@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from collab.errors import DamagedRun, RunLockedError, StorageError, UsageError
+from collab.json_text import Texts, document_text
 from collab.migrations import LATEST, migrate
 from collab.paths import collab_home
 from collab.records import record
@@ -192,6 +193,7 @@ class RunDir:
             raise UsageError(f"not a run id: {run_id!r}")
         self.run_id = run_id
         self.path = (root or runs_dir()) / run_id
+        self._texts: Texts = {}  # the text of the last save's frozen parts (collab.json_text)
 
     @property
     def state_path(self) -> Path:
@@ -211,14 +213,14 @@ class RunDir:
             staged = self.path.with_name(f".{self.run_id}.new")
             try:
                 staged.mkdir(exist_ok=False, mode=0o700)
-                atomic_write(staged / "state.json", _document(state))
+                atomic_write(staged / "state.json", _document(state, self._texts))
                 os.rename(staged, self.path)
             except BaseException:
                 shutil.rmtree(staged, ignore_errors=True)
                 raise
 
     def save(self, state: dict[str, object]) -> None:
-        write_file(self.state_path, _document(state))
+        write_file(self.state_path, _document(state, self._texts))
 
     def load(self) -> dict[str, object]:
         """The run's state.json, migrated to :data:`SCHEMA_VERSION`; :class:`DamagedRun`
@@ -343,10 +345,11 @@ def _valid_id(run_id: str) -> bool:
     return bool(run_id) and len(run_id) <= 64 and all(c.isalnum() or c in "-_" for c in run_id)
 
 
-def _document(state: dict[str, object]) -> str:
+def _document(state: dict[str, object], texts: Texts) -> str:
+    """``json.dumps(state, ensure_ascii=False, indent=1)``, stamped (:mod:`collab.json_text`)."""
     state["schema_version"] = SCHEMA_VERSION
     state["updated"] = _now()
-    return json.dumps(state, ensure_ascii=False, indent=1)
+    return document_text(state, texts)
 
 
 def _now() -> str:
