@@ -35,14 +35,23 @@ Texts = dict[tuple[int, int], tuple[object, str]]
 
 # What json.dumps(value, ensure_ascii=False, indent=1) builds on each call, built once.
 _INDENTED = json.JSONEncoder(ensure_ascii=False, indent=1).encode
-# The same text for a number, a bool or None (json's C encoder: no indent, nothing to
-# indent), at a fraction of the cost of the pure-Python one that an indent needs.
+# The same text for a float (json's C encoder: no indent, nothing to indent), at a
+# fraction of the cost of the pure-Python one that an indent needs; and what both write
+# for a string (a key, too), None, a bool and an int, without the call.
 _FLAT = json.JSONEncoder(ensure_ascii=False).encode
-_SCALARS = (int, float, bool, type(None))
+_string = json.encoder.encode_basestring  # json's own, for ensure_ascii=False
 
 
 def _dumps(value: object) -> str:
-    return _FLAT(value) if type(value) in _SCALARS else _INDENTED(value)
+    if type(value) is str:
+        return _string(value)
+    if type(value) is int:
+        return int.__repr__(value)
+    if value is None:
+        return "null"
+    if type(value) is bool:
+        return "true" if value else "false"
+    return _FLAT(value) if type(value) is float else _INDENTED(value)
 
 
 def document_text(doc: dict[str, object], kept: Texts) -> str:
@@ -70,10 +79,10 @@ def document_text(doc: dict[str, object], kept: Texts) -> str:
 
     parts = []
     for key, value in doc.items():
-        if type(value) is list and value:
+        if type(value) is list and any(isinstance(v, FrozenForm | FrozenItems) for v in value):
             items = ",\n  ".join([text(item, 2) for item in value])
             value_text = "[\n  " + items + "\n ]"
         else:
             value_text = text(value, 1)
-        parts.append(_dumps(key) + ": " + value_text)
+        parts.append(_string(key) + ": " + value_text)
     return "{\n " + ",\n ".join(parts) + "\n}"
