@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
@@ -156,6 +157,8 @@ class RunState:
     # The Judge summaries a continue replaced, oldest first (shown as superseded).
     superseded_judges: list[Judge] = field(default_factory=list)
     # The plan made before the first call (collab.plan's document); None before --depth.
+    # Replaced, never changed in place: to_dict keeps its form (and the store its text)
+    # while it is the same object.
     plan: dict[str, object] | None = None
     # The order of each round held or begun (migration m007 records the fixed one of
     # older runs); the Judge's Position 1…N in seat order (``judge_first`` is its first).
@@ -321,8 +324,8 @@ class RunState:
     # -- persistence -----------------------------------------------------------------
     def to_dict(self) -> dict[str, object]:
         """The state.json document. The parts made from immutable objects (the config,
-        each turn, each ledger) are the same objects from one call to the next: read
-        them, never change them."""
+        each turn, ledger and round order, the plan) are the same objects from one call
+        to the next: read them, never change them."""
         ledger = self.ledger()
         forms, self._forms = self._forms, {}
 
@@ -361,7 +364,7 @@ class RunState:
             "followups": [asdict(f) for f in self.followups],
             "continues": [asdict(c) for c in self.continues],
             "superseded_judges": [asdict(j) for j in self.superseded_judges],
-            "plan": self.plan,
+            "plan": None if self.plan is None else form(self.plan, copy.deepcopy),
             # Derived, kept for readers of state.json (resume recomputes them).
             "ledger": form(ledger, ledger_to_dict),
             "round_ledgers": [form(lg, ledger_to_dict) for lg in self.round_ledgers()],
@@ -371,7 +374,7 @@ class RunState:
                 **{str(s): self.cost_usd(s) for s in self.seats},
                 "judge": self.judge_cost_usd(),
             },
-            "round_orders": [asdict(o) for o in self.round_orders],
+            "round_orders": [form(o, asdict) for o in self.round_orders],
             "judge_order": list(self.judge_order),
             "cost_estimated": self.cost_estimated(),
             "tokens": asdict(self.tokens()),
