@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal, TypeVar, get_args
 
 from collab import __version__
@@ -63,6 +63,8 @@ class Judge:
     raw: str | None = None  # the Judge's answer as written, for an audit
 
 
+_JUDGE_FIELDS = tuple(f.name for f in fields(Judge))
+_USAGE_FIELDS = tuple(f.name for f in fields(Usage))
 FollowUpSeat = Literal["A", "B", "C", "D", "E", "judge"]
 FOLLOWUP_SEATS: tuple[FollowUpSeat, ...] = get_args(FollowUpSeat)
 
@@ -340,6 +342,13 @@ class RunState:
             self._forms[id(obj)] = (obj, made)
             return made
 
+        def judge_form(judge: Judge) -> dict[str, object]:
+            # asdict(judge), its meta (immutable) made once: the Judge is saved till the end
+            made = {name: getattr(judge, name) for name in _JUDGE_FIELDS}
+            made["meta"] = None if judge.meta is None else form(judge.meta, asdict)
+            return made
+
+        tokens = self.tokens()
         return {
             "collab_version": __version__,
             "run_id": self.run_id,
@@ -354,7 +363,7 @@ class RunState:
             "turns": [form(t, TurnRecord.to_dict) for t in self.turns],
             "checked_rounds": list(self.checked_rounds),
             "angle": None if self.angle is None else asdict(self.angle),
-            "judge": None if self.judge is None else asdict(self.judge),
+            "judge": None if self.judge is None else judge_form(self.judge),
             "warnings": list(self.warnings),
             "temp_dir": self.temp_dir,
             "judge_first": self.judge_first,
@@ -377,7 +386,7 @@ class RunState:
             "round_orders": [form(o, asdict) for o in self.round_orders],
             "judge_order": list(self.judge_order),
             "cost_estimated": self.cost_estimated(),
-            "tokens": asdict(self.tokens()),
+            "tokens": {name: getattr(tokens, name) for name in _USAGE_FIELDS},  # ints: asdict's
         }
 
     @staticmethod
