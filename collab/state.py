@@ -232,9 +232,13 @@ class RunState:
     def ledger(self, upto_round: int | None = None) -> Ledger:
         turns = [t for t in self.turns if upto_round is None or t.round_no <= upto_round]
         made_of = (self.config, self.stance_table, *turns)
-        cached = self._ledgers.get(upto_round)
-        if cached is not None and _same(cached[0], made_of):
-            return cached[1]
+        # (or a round's made of the same turns: the run's once its last round is done; a
+        # ledger kept by keep_ledger stands only for the whole run's)
+        rounds = (v for k, v in self._ledgers.items() if k is not None)
+        for cached in (self._ledgers.get(upto_round), *rounds):
+            if cached is not None and _same(cached[0], made_of):
+                self._ledgers[upto_round] = cached
+                return cached[1]
         ledger = self._replayed(turns)
         self._ledgers[upto_round] = (made_of, ledger)
         return ledger
@@ -328,6 +332,7 @@ class RunState:
         """The state.json document. The parts made from immutable objects (the config,
         each turn, ledger and round order, the plan) are the same objects from one call
         to the next: read them, never change them."""
+        round_ledgers = self.round_ledgers()  # first: the run's ledger may be the last one
         ledger = self.ledger()
         forms, self._forms = self._forms, {}
 
@@ -376,7 +381,7 @@ class RunState:
             "plan": None if self.plan is None else form(self.plan, copy.deepcopy),
             # Derived, kept for readers of state.json (resume recomputes them).
             "ledger": form(ledger, ledger_to_dict),
-            "round_ledgers": [form(lg, ledger_to_dict) for lg in self.round_ledgers()],
+            "round_ledgers": [form(lg, ledger_to_dict) for lg in round_ledgers],
             "ledger_stamp": LEDGER_STAMP,
             "cost_usd": self.cost_usd(),
             "cost_usd_by_side": {
