@@ -28,7 +28,8 @@ Benches (see each module's docstring for exactly what is measured):
   depth     calls and tokens per --depth on the easy, lingering and contested scripts
   panels    3 seats: round-1 wall of the blind round against one seat alone (agent
             sleeps 2 s), prompt growth over 7 rounds, each seat's prompt at rounds 2, 5
-  unitsuite ``python -m pytest tests/unit``: wall and CPU time, collection alone, tests
+  unitsuite ``python -m pytest tests/unit``: wall and CPU time, collection alone, tests;
+            one in-process 3-round debate's CPU time
 
 Every run uses a temporary COLLAB_HOME and a private tmux server that is killed at the
 end. Comparisons are measured side by side (interleaved) in one run; each figure is a

@@ -10,6 +10,10 @@ and after. The bytecode cache is left as the environment sets it
 where it cannot write ``__pycache__``, and that cost is part of what a developer waits for.
 The command runs on every core (tests/conftest.py: ``unit_on_every_core``); the same suite
 one test at a time (``-p no:parallex``) is timed beside it, interleaved, for the ratio.
+
+Beside it, the cost of the unit of most of the heavy tests: one in-process 3-round debate
+(``tests/unit/test_orchestrator.py``'s ``debate({}, rounds=3)``, each in a fresh
+COLLAB_HOME on /dev/shm where there is one), median CPU time of 40 after 5 unmeasured.
 """
 
 from __future__ import annotations
@@ -55,6 +59,33 @@ def timed_pytest(args: list[str]) -> tuple[float, float, str]:
     return wall, usage.ru_utime + usage.ru_stime, out
 
 
+# Run in a child (the bench's own imports and state stay out of it): prints the CPU
+# seconds of each measured debate, one a line.
+_DEBATE_CPU = """
+import os, shutil, sys, tempfile, time
+from tests.unit.test_orchestrator import debate
+shm = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+for i in range(5 + int(sys.argv[1])):
+    home = tempfile.mkdtemp(dir=shm, prefix="collab-bench-")
+    os.environ["COLLAB_HOME"] = home
+    start = time.process_time()
+    debate({}, rounds=3)
+    took = time.process_time() - start
+    shutil.rmtree(home)
+    if i >= 5:
+        print(took)
+"""
+
+
+def debate_cpu(n: int) -> list[float]:
+    """CPU seconds of each of ``n`` in-process 3-round debates (after 5 unmeasured)."""
+    out = subprocess.run(
+        [python_exe(), "-c", _DEBATE_CPU, str(n)],
+        cwd=REPO, env=_child_env(), capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return [float(line) for line in out.stdout.split()]
+
+
 def run(ctx: Ctx) -> BenchResult:
     res = BenchResult(NAME)
     n = ctx.n(1, 3)
@@ -82,6 +113,7 @@ def run(ctx: Ctx) -> BenchResult:
             f"  unitsuite: {i + 1}/{n} ({wall:.1f} s wall, {cpu:.1f} s CPU; one test at a time"
             f" {s_wall:.1f} s wall, {s_cpu:.1f} s CPU)"
         )
+    debates = debate_cpu(40)
     load_after = os.getloadavg()[0]
     res.row("python -m pytest tests/unit, wall", median(walls), "s", le(10.0), spread(walls, "s"))
     res.row("  CPU time (user + sys)", median(cpus), "s", None, spread(cpus, "s"))
@@ -103,6 +135,8 @@ def run(ctx: Ctx) -> BenchResult:
         "  one test at a time, CPU time", median(serial_cpus), "s", None, spread(serial_cpus, "s")
     )
     res.row("  tests passed / collected", passed, "", None, f"{passed} / {collected}")
+    res.row("one in-process 3-round debate (tests/unit), CPU", median(debates) * 1000, "ms",
+            None, spread([d * 1000 for d in debates], "ms"))  # fmt: skip
     res.row("load average (1 min), before / after", load_before, "", None,
             f"{load_before:.2f} / {load_after:.2f} on {os.cpu_count()} CPUs")  # fmt: skip
     res.data.update(
@@ -111,6 +145,7 @@ def run(ctx: Ctx) -> BenchResult:
         collect=collect_walls,
         serial_walls=serial_walls,
         serial_cpus=serial_cpus,
+        debate_cpus=debates,
         load=[load_before, load_after],
     )
     return res

@@ -30,14 +30,18 @@ WAKE = 0.05  # the main thread looks at the tasks at least this often
 
 def run_parallel(tasks: Mapping[str, Callable[[], None]], cancel: threading.Event) -> None:
     errors: dict[str, BaseException] = {}
-    # Each task, when it ends, writes a byte to a pipe and adds its key to ``ended``; the
-    # main thread waits in select() on the pipe and takes no lock. Not Thread.join: a
+    # Each task, when it ends, writes a byte to a pipe and then adds its key to ``ended``;
+    # the main thread waits in select() on the pipe and takes no lock. Not Thread.join: a
     # join interrupted by Ctrl-C can leave a running thread looking stopped (CPython
     # 3.11), and the task's agent would be orphaned at exit. Not Event.wait either: a
     # Ctrl-C landing just after the main thread took the event's lock (inside its
     # ``with``, before the block starts) leaves the lock taken for good, and the task's
     # ``set()`` and the next wait then block forever.
+    # The wait ends on the bytes read, one per task: the wake of the last one ends it (the
+    # keys in ``ended`` lag their byte, and waited for, cost a whole WAKE more of the round).
+    # ``ended`` is the fallback for bytes a Ctrl-C landing mid-count left uncounted.
     ended: set[str] = set()
+    woken = 0
     wake_r, wake_w = os.pipe()
 
     def work(key: str, task: Callable[[], None]) -> None:
@@ -50,14 +54,17 @@ def run_parallel(tasks: Mapping[str, Callable[[], None]], cancel: threading.Even
             os.write(wake_w, b".")  # then ended: once all are in, no task writes again
             ended.add(key)
 
+    def all_ended() -> bool:
+        return woken >= len(tasks) or len(ended) == len(tasks)
+
     def wait_ended(deadline: float | None) -> None:
-        while len(ended) < len(tasks):
+        nonlocal woken
+        while not all_ended():
             left = None if deadline is None else deadline - time.monotonic()
             if left is not None and left <= 0:
                 return
-            # (capped: a byte read before its task's key is in ``ended`` wakes no one)
             if select.select([wake_r], [], [], WAKE if left is None else min(left, WAKE))[0]:
-                os.read(wake_r, 64)
+                woken += len(os.read(wake_r, 64))
 
     try:
         for key, task in tasks.items():
@@ -69,7 +76,7 @@ def run_parallel(tasks: Mapping[str, Callable[[], None]], cancel: threading.Even
         wait_ended(time.monotonic() + JOIN_GRACE)
         raise
     finally:
-        if len(ended) == len(tasks):  # else a task still to end writes to it: left open
+        if all_ended():  # every byte written: else a task still to end writes to it: left open
             os.close(wake_r)
             os.close(wake_w)
     real = [e for e in errors.values() if not isinstance(e, TurnCancelled)]

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal, TypeVar, get_args
 
 from collab import __version__
@@ -15,6 +16,7 @@ from collab.decision import DECISION_KINDS, HumanDecision
 from collab.errors import DamagedRun
 from collab.evidence import EVIDENCE_STATUSES, EvidenceCheck
 from collab.fields import DamagedField, Fields
+from collab.json_text import FrozenForm, FrozenItems
 from collab.ledger import (
     CURRENT_TABLE,
     STATUSES,
@@ -43,7 +45,7 @@ RUN_STATUSES: tuple[RunStatus, ...] = get_args(RunStatus)
 Origin = Literal["cli", "mcp"]
 ORIGINS: tuple[Origin, ...] = get_args(Origin)
 _Frozen = TypeVar("_Frozen")
-_Form = TypeVar("_Form")
+_Form = TypeVar("_Form", dict[str, object], list[dict[str, object]])
 
 
 @dataclass
@@ -61,6 +63,8 @@ class Judge:
     raw: str | None = None  # the Judge's answer as written, for an audit
 
 
+_JUDGE_FIELDS = tuple(f.name for f in fields(Judge))
+_USAGE_FIELDS = tuple(f.name for f in fields(Usage))
 FollowUpSeat = Literal["A", "B", "C", "D", "E", "judge"]
 FOLLOWUP_SEATS: tuple[FollowUpSeat, ...] = get_args(FollowUpSeat)
 
@@ -155,6 +159,8 @@ class RunState:
     # The Judge summaries a continue replaced, oldest first (shown as superseded).
     superseded_judges: list[Judge] = field(default_factory=list)
     # The plan made before the first call (collab.plan's document); None before --depth.
+    # Replaced, never changed in place: to_dict keeps its form (and the store its text)
+    # while it is the same object.
     plan: dict[str, object] | None = None
     # The order of each round held or begun (migration m007 records the fixed one of
     # older runs); the Judge's Position 1…N in seat order (``judge_first`` is its first).
@@ -226,9 +232,13 @@ class RunState:
     def ledger(self, upto_round: int | None = None) -> Ledger:
         turns = [t for t in self.turns if upto_round is None or t.round_no <= upto_round]
         made_of = (self.config, self.stance_table, *turns)
-        cached = self._ledgers.get(upto_round)
-        if cached is not None and _same(cached[0], made_of):
-            return cached[1]
+        # (or a round's made of the same turns: the run's once its last round is done; a
+        # ledger kept by keep_ledger stands only for the whole run's)
+        rounds = (v for k, v in self._ledgers.items() if k is not None)
+        for cached in (self._ledgers.get(upto_round), *rounds):
+            if cached is not None and _same(cached[0], made_of):
+                self._ledgers[upto_round] = cached
+                return cached[1]
         ledger = self._replayed(turns)
         self._ledgers[upto_round] = (made_of, ledger)
         return ledger
@@ -320,17 +330,30 @@ class RunState:
     # -- persistence -----------------------------------------------------------------
     def to_dict(self) -> dict[str, object]:
         """The state.json document. The parts made from immutable objects (the config,
-        each turn, each ledger) are the same objects from one call to the next: read
-        them, never change them."""
+        each turn, ledger and round order, the plan) are the same objects from one call
+        to the next: read them, never change them."""
+        round_ledgers = self.round_ledgers()  # first: the run's ledger may be the last one
         ledger = self.ledger()
         forms, self._forms = self._forms, {}
 
-        def form(obj: _Frozen, make: Callable[[_Frozen], _Form]) -> _Form:
+        def form(obj: _Frozen, make: Callable[[_Frozen], _Form]) -> FrozenForm | FrozenItems:
+            # Frozen*: the store keeps their text between saves too (collab.json_text).
             kept = forms.get(id(obj))
-            made: _Form = kept[1] if kept is not None and kept[0] is obj else make(obj)
+            if kept is not None and kept[0] is obj:
+                made: FrozenForm | FrozenItems = kept[1]
+            else:
+                fresh = make(obj)
+                made = FrozenForm(fresh) if isinstance(fresh, dict) else FrozenItems(fresh)
             self._forms[id(obj)] = (obj, made)
             return made
 
+        def judge_form(judge: Judge) -> dict[str, object]:
+            # asdict(judge), its meta (immutable) made once: the Judge is saved till the end
+            made = {name: getattr(judge, name) for name in _JUDGE_FIELDS}
+            made["meta"] = None if judge.meta is None else form(judge.meta, asdict)
+            return made
+
+        tokens = self.tokens()
         return {
             "collab_version": __version__,
             "run_id": self.run_id,
@@ -345,7 +368,7 @@ class RunState:
             "turns": [form(t, TurnRecord.to_dict) for t in self.turns],
             "checked_rounds": list(self.checked_rounds),
             "angle": None if self.angle is None else asdict(self.angle),
-            "judge": None if self.judge is None else asdict(self.judge),
+            "judge": None if self.judge is None else judge_form(self.judge),
             "warnings": list(self.warnings),
             "temp_dir": self.temp_dir,
             "judge_first": self.judge_first,
@@ -355,20 +378,20 @@ class RunState:
             "followups": [asdict(f) for f in self.followups],
             "continues": [asdict(c) for c in self.continues],
             "superseded_judges": [asdict(j) for j in self.superseded_judges],
-            "plan": self.plan,
+            "plan": None if self.plan is None else form(self.plan, copy.deepcopy),
             # Derived, kept for readers of state.json (resume recomputes them).
             "ledger": form(ledger, ledger_to_dict),
-            "round_ledgers": [form(lg, ledger_to_dict) for lg in self.round_ledgers()],
+            "round_ledgers": [form(lg, ledger_to_dict) for lg in round_ledgers],
             "ledger_stamp": LEDGER_STAMP,
             "cost_usd": self.cost_usd(),
             "cost_usd_by_side": {
                 **{str(s): self.cost_usd(s) for s in self.seats},
                 "judge": self.judge_cost_usd(),
             },
-            "round_orders": [asdict(o) for o in self.round_orders],
+            "round_orders": [form(o, asdict) for o in self.round_orders],
             "judge_order": list(self.judge_order),
             "cost_estimated": self.cost_estimated(),
-            "tokens": asdict(self.tokens()),
+            "tokens": {name: getattr(tokens, name) for name in _USAGE_FIELDS},  # ints: asdict's
         }
 
     @staticmethod

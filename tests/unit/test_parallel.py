@@ -8,6 +8,7 @@ thread's wait must survive such an interrupt wherever it lands.
 
 from __future__ import annotations
 
+import os
 import select
 import threading
 from collections.abc import Callable, Iterator
@@ -94,3 +95,43 @@ def test_without_an_interrupt_every_task_runs_and_the_first_real_error_wins() ->
     with pytest.raises(ValueError, match="seat B failed"):
         run_parallel({"A": until_cancelled(cancel, ended, "A"), "B": boom}, cancel)
     assert cancel.is_set() and ended == ["A"]  # B's failure cancelled A, which ended first
+
+
+def test_the_last_tasks_byte_ends_the_wait_without_another_select(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The main thread counts the bytes the tasks write, one each as they end: the wake of
+    the last one ends its wait. (It counted the keys each task added to a set just *after*
+    its byte: woken before the key was in, it went back to select() and slept a whole
+    ``WAKE``, ~13 ms of every blind round.) The task is held just after its write, as a
+    thread preempted there, until the main thread calls select() again or returns."""
+    real_write, real_read, real_select = os.write, os.read, select.select
+    read, go_on = threading.Event(), threading.Event()
+    selects: list[bool] = []  # per select() call: was the task's byte read before it?
+
+    def write(fd: int, data: bytes) -> int:
+        n = real_write(fd, data)
+        if threading.current_thread().name.startswith("collab-turn-"):
+            go_on.wait(10)
+        return n
+
+    def read_(fd: int, n: int) -> bytes:
+        out = real_read(fd, n)
+        if not threading.current_thread().name.startswith("collab-turn-"):
+            read.set()
+        return out
+
+    def counted(*args: object) -> object:
+        selects.append(read.is_set())
+        if read.is_set():
+            go_on.set()  # the task may go on: it is waited for again anyway
+        return real_select(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "write", write)
+    monkeypatch.setattr(os, "read", read_)
+    monkeypatch.setattr(select, "select", counted)
+    try:
+        run_parallel({"A": lambda: None}, threading.Event())
+    finally:
+        go_on.set()
+    assert selects == [False], "select() again after the last task's byte was read"

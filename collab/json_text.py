@@ -1,0 +1,89 @@
+"""state.json's text, ``json.dumps(doc, ensure_ascii=False, indent=1)``, without encoding
+again the parts of the document that did not change since the last save.
+
+A run is saved after every step with every turn and every round's ledger, and json's
+indented encoder is pure Python: encoding the whole growing document each time was most
+of a save's cost. The parts :meth:`collab.state.RunState.to_dict` makes from immutable
+objects (the config, each turn, each ledger and issue, the plan) are the same
+:class:`FrozenForm` / :class:`FrozenItems` objects from one save to the next; their text
+is kept by identity and spliced into the document with the characters json itself puts
+around them: json writes each line break of an indented value as ``"\\n"`` followed by
+the indent of its depth, and a JSON string never holds a raw line break, so the text of
+a value encoded alone is the text json writes for it at depth ``d`` once ``"\\n"``
+becomes ``"\\n"`` and ``d`` spaces. (tests/unit/test_json_text.py: the same text as
+json.dumps, for any document and for every save of real runs.) Everything else is
+json.dumps's own text.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+class FrozenForm(dict[str, Any]):
+    """A dict that is never changed once made (a promise, not enforced): its text may be
+    kept by identity between saves."""
+
+
+class FrozenItems(list[Any]):
+    """A list that is never changed once made (as :class:`FrozenForm`)."""
+
+
+# (id, depth) → (the object, its text at that depth): the texts of one save's frozen parts.
+Texts = dict[tuple[int, int], tuple[object, str]]
+
+
+# What json.dumps(value, ensure_ascii=False, indent=1) builds on each call, built once.
+_INDENTED = json.JSONEncoder(ensure_ascii=False, indent=1).encode
+# The same text for a float (json's C encoder: no indent, nothing to indent), at a
+# fraction of the cost of the pure-Python one that an indent needs; and what both write
+# for a string (a key, too), None, a bool, an int and an empty list or dict, without the call.
+_FLAT = json.JSONEncoder(ensure_ascii=False).encode
+_string = json.encoder.encode_basestring  # json's own, for ensure_ascii=False
+
+
+def _dumps(value: object) -> str:
+    if type(value) is str:
+        return _string(value)
+    if type(value) is int:
+        return int.__repr__(value)
+    if value is None:
+        return "null"
+    if type(value) is bool:
+        return "true" if value else "false"
+    if not value and type(value) in (list, dict):
+        return "[]" if type(value) is list else "{}"
+    return _FLAT(value) if type(value) is float else _INDENTED(value)
+
+
+def document_text(doc: dict[str, object], kept: Texts) -> str:
+    """``json.dumps(doc, ensure_ascii=False, indent=1)``; the text of each frozen part is
+    taken from ``kept`` when the same object is there at the same depth, and ``kept`` is
+    left holding this document's frozen parts. A list holding frozen parts (the turns, a
+    ledger's issues) is spliced from the text of each of its items."""
+    if not doc or not all(type(key) is str for key in doc):
+        kept.clear()
+        return _dumps(doc)  # a key json converts (or none at all): json's own text
+    old = dict(kept)
+    kept.clear()
+
+    def text(value: object, depth: int) -> str:
+        frozen = isinstance(value, FrozenForm | FrozenItems)
+        if frozen:
+            hit = old.get((id(value), depth))
+            if hit is not None and hit[0] is value:
+                kept[id(value), depth] = hit
+                return hit[1]
+        if isinstance(value, list) and any(isinstance(v, FrozenForm | FrozenItems) for v in value):
+            pad = "\n" + " " * (depth + 1)
+            items = ("," + pad).join([text(item, depth + 1) for item in value])
+            made = "[" + pad + items + "\n" + " " * depth + "]"
+        else:
+            made = _dumps(value).replace("\n", "\n" + " " * depth)
+        if frozen:
+            kept[id(value), depth] = (value, made)
+        return made
+
+    parts = [_string(key) + ": " + text(value, 1) for key, value in doc.items()]
+    return "{\n " + ",\n ".join(parts) + "\n}"

@@ -1,0 +1,147 @@
+"""collab.json_text: state.json's text is exactly ``json.dumps(doc, ensure_ascii=False,
+indent=1)``, whatever the document and whichever of its parts are kept from the last save."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from random import Random
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import collab.store
+from collab.json_text import FrozenForm, FrozenItems, Texts, document_text
+from collab.runners.inprocess import SCRIPTED
+from collab.state import RunState
+from tests.unit.test_orchestrator import QUIET, debate, fresh_point, said
+
+
+def dumps(doc: object) -> str:
+    return json.dumps(doc, ensure_ascii=False, indent=1)
+
+
+# Strings with unicode, control characters, quotes, backslashes, U+2028 and raw newlines.
+TEXT = st.text(st.characters(codec="utf-8") | st.sampled_from('\n\r\t\x00\x1f"\\\u2028é€😀'))
+SCALARS = (
+    st.none() | st.booleans() | st.integers() | st.integers(min_value=2**63)
+    | st.floats(allow_nan=True, allow_infinity=True) | TEXT
+)  # fmt: skip
+KEYS = TEXT | st.integers() | st.floats() | st.booleans() | st.none()
+
+
+def _frozen(value: Any, freeze: bool) -> Any:
+    if freeze and isinstance(value, dict):
+        return FrozenForm(value)
+    if freeze and isinstance(value, list):
+        return FrozenItems(value)
+    return value
+
+
+JSON = st.recursive(
+    SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.tuples(inner, inner)
+        | st.dictionaries(TEXT, inner, max_size=4)
+        | st.dictionaries(KEYS, inner, max_size=3)
+        | st.builds(_frozen, st.lists(inner, max_size=3), st.booleans())
+        | st.builds(_frozen, st.dictionaries(TEXT, inner, max_size=3), st.booleans())
+    ),
+    max_leaves=12,
+)
+# A top-level value: anything, or a list whose items may be frozen (the turns, the ledgers).
+VALUES = JSON | st.lists(JSON, max_size=4)
+DOCS = st.dictionaries(TEXT, VALUES, max_size=6) | st.dictionaries(KEYS, VALUES, max_size=3)
+
+
+@settings(max_examples=50, deadline=None)
+@given(DOCS, st.randoms(use_true_random=False))
+def test_the_text_is_json_dumps_for_any_document_and_any_kept_parts(
+    first: dict[Any, Any], rnd: Random
+) -> None:
+    kept: Texts = {}
+    assert document_text(first, kept) == dumps(first)
+    # The next save keeps some of the first's values (frozen or not) where they were, one
+    # level deeper or twice over, and changes others: a kept text is only ever that of the
+    # same object at the same depth.
+    values = list(first.values())
+    second = {
+        key: rnd.choice([value, [value], [value, *values], FrozenItems([value]), None])
+        for key, value in first.items()
+    }
+    second[rnd.choice([*first, "new"])] = rnd.choice([*values, "new"])
+    assert document_text(second, kept) == dumps(second)
+    assert document_text(second, kept) == dumps(second)  # every part kept
+    assert document_text(first, kept) == dumps(first)
+
+
+def test_a_frozen_part_changed_in_place_is_the_one_thing_it_cannot_see() -> None:
+    """The promise the kept texts rest on (documented, not enforced): what is shown here is
+    why RunState.to_dict's forms are never changed once made."""
+    turn = FrozenForm({"reply": "first"})
+    kept: Texts = {}
+    document_text({"turns": [turn]}, kept)
+    turn["reply"] = "changed"
+    assert document_text({"turns": [turn]}, kept) != dumps({"turns": [turn]})
+    assert document_text({"turns": [FrozenForm(turn)]}, kept) == dumps({"turns": [turn]})
+
+
+@pytest.fixture
+def every_save(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """(the text saved, json.dumps of the same document) for every state.json written."""
+    texts: list[tuple[str, str]] = []
+    real = collab.store.document_text
+
+    def checked(doc: dict[str, object], kept: Texts) -> str:
+        text = real(doc, kept)
+        texts.append((text, dumps(doc)))
+        return text
+
+    monkeypatch.setattr(collab.store, "document_text", checked)
+    return texts
+
+
+def _state_on_disk(run_id: str, home: Path) -> str:
+    return (home / "runs" / run_id / "state.json").read_text(encoding="utf-8")
+
+
+PANEL = ("Skeptic: doubts every claim", "Builder: wants it shipped", "Operator: runs it")
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"rounds": 3},
+        {"rounds": 2, "opening": "sequential"},
+        {"rounds": 3, "depth": "auto"},
+        {"rounds": 2, "role": PANEL, "agents": (SCRIPTED,)},
+    ],
+    ids=["default", "sequential", "depth-auto", "panel-of-3"],
+)
+def test_every_save_of_real_runs_is_json_dumps_of_its_document(
+    every_save: list[tuple[str, str]], hermetic_env: Path, options: dict[str, Any]
+) -> None:
+    run = debate({}, fresh_point, **options)
+    assert run.error is None and len(every_save) == len(run.saved) > 5
+    assert all(text == expected for text, expected in every_save)
+    assert _state_on_disk(run.state.run_id, hermetic_env) == every_save[-1][0]
+    # Resumed from a middle save (a new RunDir and RunState: nothing kept at first).
+    middle = json.loads(every_save[len(every_save) // 2][0])
+    del every_save[:]
+    again = debate({}, QUIET, state=RunState.from_dict(middle))
+    assert again.error is None and every_save
+    assert all(text == expected for text, expected in every_save)
+    assert _state_on_disk(run.state.run_id, hermetic_env) == every_save[-1][0]
+
+
+def test_unicode_and_control_characters_in_replies_are_saved_as_json_writes_them(
+    every_save: list[tuple[str, str]],
+) -> None:
+    odd = 'tabs\tand\x00nul, \u2028 line sep, é, 😀, "quoted" \\ back\nslash'
+    run = debate({}, said([odd], prose=odd), rounds=2)
+    assert run.error is None and every_save
+    assert all(text == expected for text, expected in every_save)
+    assert any(odd in json.loads(text)["turns"][0]["reply"] for text, _ in every_save[2:])
