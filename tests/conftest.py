@@ -66,11 +66,22 @@ def pytest_configure(config: pytest.Config) -> None:
         config.option.parallel_mode = "fork"
 
 
-def pytest_collection_finish(session: pytest.Session) -> None:
-    """What is imported and collected by now lives to the end of the session: frozen out of
-    the garbage collector's way, a full collection while tests run walks only what the tests
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_collection(session: pytest.Session) -> Iterator[None]:
+    """Collection with the cyclic garbage collector off: importing and rewriting every test
+    module makes millions of short-lived AST nodes, freed by their counts, over which the
+    collector's passes found nothing to free (~0.5 s of ~3 s, --collect-only of tests/unit).
+    Then what is imported and collected by now, which lives to the end of the session, is
+    frozen out of its way: a full collection while tests run walks only what the tests
     made, not every imported module and collected item again (~1 s of 2,000 unit tests)."""
-    gc.freeze()
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        return (yield)
+    finally:
+        if was_on:
+            gc.enable()
+        gc.freeze()
 
 
 @pytest.fixture
