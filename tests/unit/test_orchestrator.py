@@ -180,7 +180,7 @@ def shared(make: Callable[..., Run]) -> Callable[..., Run]:
     @functools.wraps(make)
     def copied(*args: Any, **kwargs: Any) -> Run:
         key = (args, tuple(sorted(kwargs.items())))
-        if key not in made:
+        if key not in made or not made[key][0].is_dir():  # (its session's scratch is gone)
             # beside the test's own home (hermetic_env's), in the session's scratch folder
             # (tests/unit/conftest.py), removed at the end whichever process made this
             here = os.environ["COLLAB_HOME"]
@@ -231,6 +231,27 @@ def quiet_run(**options: Any) -> Run:
         assert config(**options) == config(**{k: v for k, v in options.items() if k != "lang"})
         options = {k: v for k, v in options.items() if k != "lang"}
     return _quiet_run(**options)
+
+
+def test_a_shared_run_is_driven_again_once_its_scratch_folder_is_gone() -> None:
+    """A process running pytest more than once (mutmut does) keeps a shared run's record
+    after the session that removed its folder: it is driven again, not copied from nowhere."""
+    made: list[Run] = []
+
+    @shared
+    def one_round() -> Run:
+        made.append(debate({}, rounds=1))
+        return made[-1]
+
+    first = one_round()
+    rid = first.state.run_id
+    (folder,) = [h for h in Path(os.environ["COLLAB_HOME"]).parent.glob("shared-*")
+                 if (h / "runs" / rid).is_dir()]  # fmt: skip
+    shutil.rmtree(folder)  # as the scratch folder's removal at the end of a session
+    shutil.rmtree(runs_dir() / rid)  # and this test's home as a new test's, empty
+    again = one_round()
+    assert len(made) == 2 and again.state.run_id == made[1].state.run_id != rid
+    assert (runs_dir() / again.state.run_id / "state.json").is_file()
 
 
 def by_round(steps: Sequence[str]) -> list[str]:
