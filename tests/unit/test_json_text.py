@@ -89,6 +89,39 @@ def test_a_frozen_part_changed_in_place_is_the_one_thing_it_cannot_see() -> None
     assert document_text({"turns": [FrozenForm(turn)]}, kept) == dumps({"turns": [turn]})
 
 
+def test_a_kept_text_stands_on_every_later_save_of_the_same_object() -> None:
+    """Kept from one save to the next, and the next: not encoded again while the object is
+    the same (changed in place here, to see which text is written)."""
+    turn = FrozenForm({"reply": "first"})
+    kept: Texts = {}
+    first = document_text({"turns": [turn]}, kept)
+    turn["reply"] = "changed"
+    later = [document_text({"turns": [turn]}, kept) for _ in range(3)]
+    assert later == [first] * 3 != [dumps({"turns": [turn]})] * 3
+
+
+def test_every_kind_of_value_beside_kept_parts_is_written_as_json_writes_it() -> None:
+    scalars = [
+        True,
+        False,
+        None,
+        7,
+        -(2**70),
+        1.5,
+        float("inf"),
+        'é\n"',
+        [],
+        {},
+        [True],
+        {"k": False},
+    ]
+    doc = {f"v{i}": value for i, value in enumerate(scalars)}
+    doc["items"] = [FrozenForm({"a": True}), *scalars, FrozenItems([False, None])]
+    kept: Texts = {}
+    assert document_text(doc, kept) == dumps(doc)
+    assert document_text(doc, kept) == dumps(doc)
+
+
 @pytest.fixture
 def every_save(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
     """(the text saved, json.dumps of the same document) for every state.json written."""
