@@ -311,7 +311,7 @@ class Orchestrator:
         st = self.state
         if not self.resumed:
             plan = plan_for(self.cfg)
-            st.plan = plan.document()
+            st.plan = plan.document()  # a new dict: a plan is replaced, never edited (RunState)
             self._save()
             self.events.emit(Planned(plan=plan.document(), lines=tuple(plan.lines())))
             note = plan.over_cap(self.cfg.max_cost)

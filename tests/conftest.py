@@ -38,19 +38,23 @@ UNIT = Path(__file__).parent / "unit"
 
 def unit_on_every_core(config: pytest.Config, cores: int, env: Mapping[str, str]) -> bool:
     """Whether this run is ``tests/unit`` (or a part of it) alone, to be run on every core:
-    pytest-parallex collects once, then forks a worker per core that takes whole modules
-    (no second collection, as xdist's workers do: on ~2,000 tests of a few milliseconds,
-    xdist's per-test messages cost more CPU than a second core gives). Not when pytest-
-    parallex is absent or blocked (``-p no:parallex``), a parallel mode is chosen already
-    (``--parallel``, xdist's ``-n``), the run must stop at a failure (``-x``,
-    ``--maxfail``: forked workers finish what they took), debugs (``--pdb``), only
+    pytest-parallex collects once, then forks a worker per core; the workers claim tests
+    off a shared counter (no second collection, as xdist's workers do: on ~2,000 tests of
+    a few milliseconds, xdist's per-test messages cost more CPU than a second core gives).
+    Not when pytest-parallex is absent or blocked (``-p no:parallex``), a parallel mode is
+    chosen already (``--parallel``, xdist's ``-n``), the run must stop at a failure
+    (``-x``, ``--maxfail``, ``--sw``/``--stepwise``: forked workers finish what they
+    took), debugs (``--pdb``, ``--trace``: two workers would share one terminal), only
     collects, or runs under mutmut (whose per-test bookkeeping lives in one process); nor
     on one core, nor when any path given lies outside tests/unit (the whole suite, e2e:
     tmux servers and processes stay one test at a time)."""
     opt = config.option
     if not config.pluginmanager.hasplugin("parallex") or opt.parallel_mode is not None:
         return False
-    if getattr(opt, "numprocesses", None) or opt.maxfail or opt.usepdb or opt.collectonly:
+    if getattr(opt, "numprocesses", None) or opt.maxfail or opt.collectonly:
+        return False
+    stepwise = ("stepwise", "stepwise_skip", "stepwise_reset")  # (read before it sets the first)
+    if opt.usepdb or opt.trace or any(getattr(opt, name, False) for name in stepwise):
         return False
     if cores < 2 or "MUTANT_UNDER_TEST" in env or not config.args:
         return False
@@ -62,8 +66,11 @@ def unit_on_every_core(config: pytest.Config, cores: int, env: Mapping[str, str]
 def pytest_configure(config: pytest.Config) -> None:
     """``python -m pytest tests/unit`` on every core (see :func:`unit_on_every_core`);
     ``-p no:parallex`` runs it one test at a time."""
-    if unit_on_every_core(config, len(os.sched_getaffinity(0)), os.environ):
+    cores = len(os.sched_getaffinity(0))  # this process's, not the machine's (a cpuset)
+    if unit_on_every_core(config, cores, os.environ):
         config.option.parallel_mode = "fork"
+        if config.option.parallel_workers == "auto":  # pytest-parallex's: os.cpu_count()
+            config.option.parallel_workers = str(cores)
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)

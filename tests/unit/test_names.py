@@ -75,8 +75,9 @@ _LINE_HEADS = re.compile(
     rf"^(?:(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)|type[ \t]+(\w+)|{_TARGET})", re.M
 )
 _AFTER_SEMICOLON = re.compile(rf";[ \t]*()(){_TARGET}")  # the same four groups
-# A parenthesis that a line ends (or comments) after could hold a target on the next lines.
-_OPEN_TARGET = re.compile(r"(?:^|;[ \t]*)\([( \t]*(?:$|#)", re.M)
+# A parenthesis a statement opens and its line leaves open could hold a target that ends
+# on the next lines: ``(\n Cell\n) =``, ``(Cell\n) =``, ``(Cell  # c\n) =``.
+_OPEN_TARGET = re.compile(r"(?:^|;[ \t]*)\([^)\n]*$", re.M)
 
 
 def may_define(source: str) -> set[str] | None:
@@ -153,6 +154,9 @@ def test_shared_names_still_collide() -> None:
         ("parenthesised alias", "(Side) = Literal['A', 'B']", {"Side"}),
         ("alias after a semicolon", "x = 1; Cell = str | Text", {"Cell"}),
         ("target on the next line", "(\n    Cell\n) = str | Text", {"Cell"}),
+        ("parenthesis closed on the next line", "(Cell\n) = str | Text", {"Cell"}),
+        ("a comment before it closes", "(Cell  # c\n) = str | Text", {"Cell"}),
+        ("after a semicolon", "x = 1; (Cell\n) = str | Text", {"Cell"}),
     ],
 )
 def test_defined_names(test_id: str, source: str, names: set[str]) -> None:

@@ -15,7 +15,10 @@ ROOT = UNIT.parent.parent
 
 
 def config(*args: str, here: Path = ROOT, plugin: bool = True, **options: Any) -> Any:
-    option = {"parallel_mode": None, "maxfail": 0, "usepdb": False, "collectonly": False}
+    option = {
+        "parallel_mode": None, "maxfail": 0, "usepdb": False, "trace": False,
+        "collectonly": False, "stepwise": False, "stepwise_skip": False, "stepwise_reset": False,
+    }  # fmt: skip
     return SimpleNamespace(
         option=SimpleNamespace(**{**option, **options}),
         pluginmanager=SimpleNamespace(hasplugin=lambda name: plugin and name == "parallex"),
@@ -68,12 +71,29 @@ def test_anything_beyond_tests_unit_runs_one_test_at_a_time(args: tuple[str, ...
         ({"numprocesses": 2}, 2, {}, True),  # xdist's -n
         ({"maxfail": 1}, 2, {}, True),  # -x
         ({"usepdb": True}, 2, {}, True),
+        ({"trace": True}, 2, {}, True),
+        ({"stepwise": True}, 2, {}, True),
+        ({"stepwise_skip": True}, 2, {}, True),
+        ({"stepwise_reset": True}, 2, {}, True),
         ({"collectonly": True}, 2, {}, True),
         ({}, 1, {}, True),
         ({}, 2, {"MUTANT_UNDER_TEST": "stats"}, True),
         ({}, 2, {}, False),  # -p no:parallex, or not installed
     ],
-    ids=["--parallel", "-n", "-x", "--pdb", "--collect-only", "one-core", "mutmut", "no-plugin"],
+    ids=[
+        "--parallel",
+        "-n",
+        "-x",
+        "--pdb",
+        "--trace",
+        "--sw",
+        "--sw-skip",
+        "--sw-reset",
+        "--collect-only",
+        "one-core",
+        "mutmut",
+        "no-plugin",
+    ],
 )
 def test_one_test_at_a_time(
     options: dict[str, Any], cores: int, env: dict[str, str], plugin: bool
