@@ -33,22 +33,3 @@ def test_a_failed_write_keeps_the_old_file_and_no_temp(tmp_path: Path) -> None:
         atomic_write(path, "\udcff")  # a lone surrogate cannot be written as UTF-8
     assert path.read_text() == "old"
     assert [p.name for p in path.parent.iterdir()] == ["f.json"]
-
-
-def test_a_file_or_link_planted_under_the_temp_name_is_never_written_through(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    (tmp_path / "d").mkdir()
-    path = tmp_path / "d" / "f.json"
-    target = tmp_path / "target"
-    target.write_text("theirs")
-    names = iter([b"\x01" * 5, b"\x01" * 5, b"\x02" * 5])
-    monkeypatch.setattr("os.urandom", lambda n: next(names))
-    (tmp_path / "d" / f".f.json.{'01' * 5}.tmp").symlink_to(target)
-    atomic_write(path, "mine")  # the planted name twice, then a new one
-    assert path.read_text() == "mine" and target.read_text() == "theirs"
-    assert sorted(p.name for p in path.parent.iterdir()) == [".f.json.0101010101.tmp", "f.json"]
-    monkeypatch.setattr("os.urandom", lambda n: b"\x01" * 5)
-    with pytest.raises(FileExistsError):
-        atomic_write(path, "again")  # no name left to try
-    assert path.read_text() == "mine" and target.read_text() == "theirs"
