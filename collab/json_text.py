@@ -36,25 +36,14 @@ Texts = dict[tuple[int, int], tuple[object, str]]
 
 # What json.dumps(value, ensure_ascii=False, indent=1) builds on each call, built once.
 _INDENTED = json.JSONEncoder(ensure_ascii=False, indent=1).encode
-# The same text for a float (json's C encoder: no indent, nothing to indent), at a
-# fraction of the cost of the pure-Python one that an indent needs; and what both write
-# for a string (a key, too), None, a bool, an int and an empty list or dict, without the call.
+# The same for a value with nothing to indent (a string, number, bool or None): json's C
+# encoder writes it as the pure-Python one an indent needs would, for a fraction of it.
 _FLAT = json.JSONEncoder(ensure_ascii=False).encode
-_string = json.encoder.encode_basestring  # json's own, for ensure_ascii=False
+_string = json.encoder.encode_basestring  # json's own, for ensure_ascii=False (the keys)
 
 
 def _dumps(value: object) -> str:
-    if type(value) is str:
-        return _string(value)
-    if type(value) is int:
-        return int.__repr__(value)
-    if value is None:
-        return "null"
-    if type(value) is bool:
-        return "true" if value else "false"
-    if not value and type(value) in (list, dict):
-        return "[]" if type(value) is list else "{}"
-    return _FLAT(value) if type(value) is float else _INDENTED(value)
+    return _INDENTED(value) if isinstance(value, list | tuple | dict) else _FLAT(value)
 
 
 def document_text(doc: dict[str, object], kept: Texts) -> str:
