@@ -9,7 +9,7 @@ and after. The bytecode cache is left as the environment sets it
 (``PYTHONDONTWRITEBYTECODE``): pytest rewrites every test file's asserts on each run
 where it cannot write ``__pycache__``, and that cost is part of what a developer waits for.
 The command runs on every core (tests/conftest.py: ``unit_on_every_core``); the same suite
-one test at a time (``-p no:parallex``) is timed beside it, interleaved, for the ratio.
+one test at a time (``-p no:every_core``) is timed beside it, interleaved, for the ratio.
 
 Beside it, the cost of the unit of most of the heavy tests: one in-process 3-round debate
 (``tests/unit/test_orchestrator.py``'s ``debate({}, rounds=3)``, each in a fresh
@@ -106,7 +106,7 @@ def run(ctx: Ctx) -> BenchResult:
         cpus.append(cpu)
         if m := _PASSED.search(out):
             passed = int(m.group(1))
-        s_wall, s_cpu, _ = timed_pytest(["tests/unit", "-p", "no:parallex"])
+        s_wall, s_cpu, _ = timed_pytest(["tests/unit", "-p", "no:every_core"])
         serial_walls.append(s_wall)
         serial_cpus.append(s_cpu)
         ctx.say(
@@ -125,7 +125,7 @@ def run(ctx: Ctx) -> BenchResult:
         spread(collect_walls, "s"),
     )
     res.row(
-        "  one test at a time (-p no:parallex), wall",
+        "  one test at a time (-p no:every_core), wall",
         median(serial_walls),
         "s",
         None,

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.every_core import EveryCore
 from tests.fakes import FakeAgent
 from tests.helpers import LEAKY, Cli, processes_of, wait_until
 
@@ -37,40 +38,37 @@ UNIT = Path(__file__).parent / "unit"
 
 
 def unit_on_every_core(config: pytest.Config, cores: int, env: Mapping[str, str]) -> bool:
-    """Whether this run is ``tests/unit`` (or a part of it) alone, to be run on every core:
-    pytest-parallex collects once, then forks a worker per core; the workers claim tests
-    off a shared counter (no second collection, as xdist's workers do: on ~2,000 tests of
-    a few milliseconds, xdist's per-test messages cost more CPU than a second core gives).
-    Not when pytest-parallex is absent or blocked (``-p no:parallex``), a parallel mode is
-    chosen already (``--parallel``, xdist's ``-n``), the run must stop at a failure
-    (``-x``, ``--maxfail``, ``--sw``/``--stepwise``: forked workers finish what they
-    took), debugs (``--pdb``, ``--trace``: two workers would share one terminal), only
-    collects, or runs under mutmut (whose per-test bookkeeping lives in one process); nor
-    on one core, nor when any path given lies outside tests/unit (the whole suite, e2e:
-    tmux servers and processes stay one test at a time)."""
+    """Whether this run is whole files or folders of ``tests/unit`` alone, to be run on every
+    core (tests/every_core.py: forked workers that each collect the files they take). Not
+    when the run must stop at a failure (``-x``, ``--maxfail``, ``--sw``/``--stepwise``:
+    a worker finishes the file it took), debugs (``--pdb``, ``--trace``: two workers would
+    share one terminal), picks tests by what failed before (``--lf``, ``--ff``, ``--nf``:
+    that choice is made over the whole collection), only collects, names tests inside a
+    file (``file::test``), or runs under mutmut (whose per-test bookkeeping lives in one
+    process); nor on one core, nor when any path given lies outside tests/unit (the whole
+    suite, e2e: tmux servers and processes stay one test at a time)."""
     opt = config.option
-    if not config.pluginmanager.hasplugin("parallex") or opt.parallel_mode is not None:
-        return False
     if getattr(opt, "numprocesses", None) or opt.maxfail or opt.collectonly:
         return False
     stepwise = ("stepwise", "stepwise_skip", "stepwise_reset")  # (read before it sets the first)
-    if opt.usepdb or opt.trace or any(getattr(opt, name, False) for name in stepwise):
+    picks = ("lf", "failedfirst", "newfirst")  # the cache provider's, when it is loaded
+    if opt.usepdb or opt.trace or any(getattr(opt, name, False) for name in (*stepwise, *picks)):
         return False
     if cores < 2 or "MUTANT_UNDER_TEST" in env or not config.args:
         return False
     here = Path(config.invocation_params.dir)
-    return all((here / arg.split("::")[0]).resolve().is_relative_to(UNIT) for arg in config.args)
+    return all(
+        "::" not in arg and (here / arg).resolve().is_relative_to(UNIT) for arg in config.args
+    )
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
     """``python -m pytest tests/unit`` on every core (see :func:`unit_on_every_core`);
-    ``-p no:parallex`` runs it one test at a time."""
+    ``-p no:every_core`` runs it one test at a time."""
     cores = len(os.sched_getaffinity(0))  # this process's, not the machine's (a cpuset)
     if unit_on_every_core(config, cores, os.environ):
-        config.option.parallel_mode = "fork"
-        if config.option.parallel_workers == "auto":  # pytest-parallex's: os.cpu_count()
-            config.option.parallel_workers = str(cores)
+        config.pluginmanager.register(EveryCore(cores), "every_core")
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)

@@ -23,8 +23,7 @@ ON_TMPFS = SHM.is_dir() and os.access(SHM, os.W_OK)
 @pytest.fixture(scope="session", autouse=True)
 def scratch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The session's one folder for COLLAB_HOMEs, on tmpfs where there is one, removed at the
-    end by the process that made it: when the suite runs on every core, it is made before the
-    fork and removed after the workers end (they leave with os._exit, running no atexit)."""
+    end (when the suite runs on every core, each worker has its own: tests/every_core.py)."""
     if not ON_TMPFS:
         yield tmp_path_factory.getbasetemp()
         return

@@ -14,14 +14,14 @@ from tests.conftest import UNIT, unit_on_every_core
 ROOT = UNIT.parent.parent
 
 
-def config(*args: str, here: Path = ROOT, plugin: bool = True, **options: Any) -> Any:
+def config(*args: str, here: Path = ROOT, **options: Any) -> Any:
     option = {
-        "parallel_mode": None, "maxfail": 0, "usepdb": False, "trace": False,
-        "collectonly": False, "stepwise": False, "stepwise_skip": False, "stepwise_reset": False,
+        "maxfail": 0, "usepdb": False, "trace": False, "collectonly": False,
+        "stepwise": False, "stepwise_skip": False, "stepwise_reset": False,
+        "lf": False, "failedfirst": False, "newfirst": False,
     }  # fmt: skip
     return SimpleNamespace(
         option=SimpleNamespace(**{**option, **options}),
-        pluginmanager=SimpleNamespace(hasplugin=lambda name: plugin and name == "parallex"),
         args=list(args),
         invocation_params=SimpleNamespace(dir=here),
     )
@@ -33,8 +33,7 @@ def config(*args: str, here: Path = ROOT, plugin: bool = True, **options: Any) -
         ("tests/unit",),
         ("tests/unit/",),
         ("tests/unit/test_text.py",),
-        ("tests/unit/test_text.py::test_clean", "tests/unit/test_events.py"),
-        ("tests/unit/test_text.py::test_x[a/b::c]",),
+        ("tests/unit/test_text.py", "tests/unit/test_events.py"),
         (str(UNIT),),
     ],
 )
@@ -65,23 +64,36 @@ def test_anything_beyond_tests_unit_runs_one_test_at_a_time(args: tuple[str, ...
 
 
 @pytest.mark.parametrize(
-    ("options", "cores", "env", "plugin"),
+    "args",
     [
-        ({"parallel_mode": "thread"}, 2, {}, True),  # chosen on the command line
-        ({"numprocesses": 2}, 2, {}, True),  # xdist's -n
-        ({"maxfail": 1}, 2, {}, True),  # -x
-        ({"usepdb": True}, 2, {}, True),
-        ({"trace": True}, 2, {}, True),
-        ({"stepwise": True}, 2, {}, True),
-        ({"stepwise_skip": True}, 2, {}, True),
-        ({"stepwise_reset": True}, 2, {}, True),
-        ({"collectonly": True}, 2, {}, True),
-        ({}, 1, {}, True),
-        ({}, 2, {"MUTANT_UNDER_TEST": "stats"}, True),
-        ({}, 2, {}, False),  # -p no:parallex, or not installed
+        ("tests/unit/test_text.py::test_clean",),
+        ("tests/unit/test_text.py::test_clean", "tests/unit/test_events.py"),
+        ("tests/unit/test_text.py::test_x[a/b::c]",),
+    ],
+)
+def test_tests_named_inside_a_file_run_one_at_a_time(args: tuple[str, ...]) -> None:
+    """Picking a file's tests means importing it to find them: that stays one process's."""
+    assert not unit_on_every_core(config(*args), 2, {})
+
+
+@pytest.mark.parametrize(
+    ("options", "cores", "env"),
+    [
+        ({"numprocesses": 2}, 2, {}),  # xdist's -n, were it installed
+        ({"maxfail": 1}, 2, {}),  # -x
+        ({"usepdb": True}, 2, {}),
+        ({"trace": True}, 2, {}),
+        ({"stepwise": True}, 2, {}),
+        ({"stepwise_skip": True}, 2, {}),
+        ({"stepwise_reset": True}, 2, {}),
+        ({"lf": True}, 2, {}),
+        ({"failedfirst": True}, 2, {}),
+        ({"newfirst": True}, 2, {}),
+        ({"collectonly": True}, 2, {}),
+        ({}, 1, {}),
+        ({}, 2, {"MUTANT_UNDER_TEST": "stats"}),
     ],
     ids=[
-        "--parallel",
         "-n",
         "-x",
         "--pdb",
@@ -89,14 +101,14 @@ def test_anything_beyond_tests_unit_runs_one_test_at_a_time(args: tuple[str, ...
         "--sw",
         "--sw-skip",
         "--sw-reset",
+        "--lf",
+        "--ff",
+        "--nf",
         "--collect-only",
         "one-core",
         "mutmut",
-        "no-plugin",
     ],
 )
-def test_one_test_at_a_time(
-    options: dict[str, Any], cores: int, env: dict[str, str], plugin: bool
-) -> None:
+def test_one_test_at_a_time(options: dict[str, Any], cores: int, env: dict[str, str]) -> None:
     assert unit_on_every_core(config("tests/unit"), 2, {})  # the same run, otherwise
-    assert not unit_on_every_core(config("tests/unit", plugin=plugin, **options), cores, env)
+    assert not unit_on_every_core(config("tests/unit", **options), cores, env)

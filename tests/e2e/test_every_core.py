@@ -1,0 +1,207 @@
+"""tests/every_core.py, the forked runner of tests/unit, on a small suite of its own: what a run
+reports on every core is what the same run reports one test at a time (outcomes, summary,
+exit code, the terminal's lines), whatever its tests do — fail, error in setup or teardown,
+skip, xfail, warn, print; a module-scoped fixture is set up once, each worker's session
+fixtures are torn down; a file that fails to import, and a worker that dies, are reported."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+CONFTEST = """
+import os
+import pytest
+from tests.every_core import EveryCore
+
+def pytest_configure(config):
+    config.pluginmanager.register(EveryCore(2), "every_core")
+
+@pytest.fixture(scope="session", autouse=True)
+def session_marker(tmp_path_factory):
+    yield
+    marks = os.environ["MARKS"]
+    with open(os.path.join(marks, f"session-{os.getpid()}"), "w") as fh:
+        fh.write("torn down")
+"""
+
+FILES = {
+    "test_outcomes.py": """
+        import sys, warnings, pytest
+
+        def test_passes():
+            assert True
+
+        def test_fails_with_a_diff():
+            print("captured before the failure")
+            assert {"a": 1, "b": [1, 2]} == {"a": 1, "b": [1, 3]}
+
+        @pytest.fixture
+        def broken_setup():
+            raise RuntimeError("setup went wrong")
+
+        def test_errors_in_setup(broken_setup):
+            pass
+
+        @pytest.fixture
+        def broken_teardown():
+            yield
+            raise RuntimeError("teardown went wrong")
+
+        def test_errors_in_teardown(broken_teardown):
+            pass
+
+        @pytest.mark.skip(reason="not today")
+        def test_skipped():
+            pass
+
+        @pytest.mark.xfail(reason="known")
+        def test_xfails():
+            assert False
+
+        @pytest.mark.xfail(reason="known")
+        def test_xpasses():
+            pass
+
+        def test_warns():
+            warnings.warn("mind this", UserWarning)
+
+        @pytest.mark.parametrize("n", range(12))
+        def test_many(n):
+            assert n >= 0
+    """,
+    "test_module_scope.py": """
+        import os, pytest
+
+        @pytest.fixture(scope="module")
+        def once():
+            path = os.path.join(os.environ["MARKS"], f"module-{os.getpid()}-{id(object())}")
+            open(path, "w").close()
+            return path
+
+        @pytest.mark.parametrize("n", range(20))
+        def test_uses_it(once, n):
+            assert os.path.exists(once)
+    """,
+    "test_more.py": """
+        import pytest
+
+        @pytest.mark.parametrize("n", range(30))
+        def test_more(n):
+            assert n < 30
+
+        def test_selected_by_k_only():
+            pass
+    """,
+    "test_skipped_whole.py": """
+        import pytest
+        pytest.skip("this file is not for here", allow_module_level=True)
+    """,
+}
+
+
+def run(tree: Path, *args: str, marks: Path) -> tuple[int, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    env.update(PYTHONPATH=str(ROOT), MARKS=str(marks))
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA", str(tree), *args],
+        cwd=tree, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    return proc.returncode, proc.stdout + proc.stderr
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    root = tmp_path / "suite"
+    root.mkdir()
+    (root / "conftest.py").write_text(CONFTEST, encoding="utf-8")
+    (root / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    for name, text in FILES.items():
+        (root / name).write_text(textwrap.dedent(text), encoding="utf-8")
+    return root
+
+
+def marks_dir(tmp_path: Path, name: str) -> Path:
+    path = tmp_path / name
+    path.mkdir()
+    return path
+
+
+def summary(out: str) -> str:
+    """The last line, without its time."""
+    return re.sub(r" in [\d.]+s", "", out.strip().splitlines()[-1]).strip("= ")
+
+
+def collected(out: str) -> str:
+    return next(line for line in out.splitlines() if line.startswith("collected"))
+
+
+def outcomes(out: str) -> list[str]:
+    """The short test summary's lines, sorted (the workers' order is not one process's)."""
+    start = out.index("short test summary info")
+    lines = out[start:].splitlines()[1:]
+    return sorted(
+        line for line in lines if re.match(r"(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)", line)
+    )
+
+
+def test_a_run_on_every_core_reports_what_a_run_in_one_process_does(
+    tree: Path, tmp_path: Path
+) -> None:
+    one_code, one = run(tree, "-p", "no:every_core", marks=marks_dir(tmp_path, "one"))
+    marks = marks_dir(tmp_path, "every")
+    code, out = run(tree, marks=marks)
+    assert "on every core: 2 workers took 4 files" in out, out
+    assert "on every core" not in one, one
+    assert (code, summary(out)) == (one_code, summary(one)) == (1, summary(one)), out
+    assert "1 failed" in summary(out) and "2 errors" in summary(out) and "1 warning" in summary(out)
+    assert outcomes(out) == outcomes(one), out
+    assert collected(out) == collected(one) == "collected 71 items / 1 skipped", out
+    for text in (one, out):
+        assert "test_outcomes.py::test_warns" in text and "UserWarning: mind this" in text, text
+        assert "captured before the failure" in text, text
+        assert "AssertionError: assert {'a': 1, 'b': [1, 2]} == {'a': 1, 'b': [1, 3]}" in text, text
+        assert "RuntimeError: setup went wrong" in text and "teardown went wrong" in text, text
+    # Each file's tests under its own name, as pytest writes them in one process.
+    assert re.search(r"^test_more\.py \.{31}", out, re.M), out
+    # A module-scoped fixture once for its module; a session fixture torn down per worker.
+    names = sorted(p.name for p in marks.iterdir())
+    assert len([n for n in names if n.startswith("module-")]) == 1, names
+    assert len([n for n in names if n.startswith("session-")]) == 2, names
+
+
+def test_k_and_deselection_are_counted_as_in_one_process(tree: Path, tmp_path: Path) -> None:
+    _, one = run(tree, "-k", "more", "-p", "no:every_core", marks=marks_dir(tmp_path, "one"))
+    code, out = run(tree, "-k", "more", marks=marks_dir(tmp_path, "every"))
+    assert code == 0, out
+    assert collected(out) == collected(one), out
+    assert summary(out) == summary(one), out
+    assert re.search(r"^test_more\.py \.{31} +\[100%\]$", out, re.M), out  # of those selected
+    assert summary(out) == "31 passed, 1 skipped, 40 deselected", out
+
+
+def test_a_file_that_fails_to_import_is_a_collection_error(tree: Path, tmp_path: Path) -> None:
+    (tree / "test_broken.py").write_text("import no_such_module_here\n", encoding="utf-8")
+    code, out = run(tree, marks=marks_dir(tmp_path, "every"))
+    assert code == 2, out
+    assert "ERROR collecting test_broken.py" in out and "no_such_module_here" in out, out
+    assert "Interrupted: 1 error during collection" in out, out
+
+
+def test_a_worker_that_dies_is_reported_and_fails_the_run(tree: Path, tmp_path: Path) -> None:
+    (tree / "test_dies.py").write_text(
+        "import os\n\ndef test_leaves():\n    os._exit(3)\n", encoding="utf-8"
+    )
+    code, out = run(tree, marks=marks_dir(tmp_path, "every"))
+    assert code == 1, out
+    assert re.search(r"worker \d ended early \(exit code 3\) in test_dies\.py", out), out
+    assert "31 passed" not in out or "test_more.py" in out  # the other files still reported
+    assert re.search(r"^test_more\.py \.{31}", out, re.M), out

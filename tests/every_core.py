@@ -1,0 +1,373 @@
+"""``python -m pytest tests/unit`` on every core: forked workers that each collect the test
+files they take.
+
+Collecting tests/unit is mostly importing its ~90 test modules, which pytest rewrites (for
+its assert messages) on every run here: PYTHONDONTWRITEBYTECODE=1 keeps no cache of it. That
+is ~2.5 s of CPU. Collect everything and fork afterwards (pytest-parallex) and it stays on one
+core while the others wait; start a fresh worker per core (xdist) and each pays it in full.
+Here the main process walks the folders down to the test files without importing any (pytest's
+own collection, stopped at each file: ``--ignore``, ``-k``, conftests all as usual), then forks
+a worker per core. Each worker takes the next file off a shared queue (a pipe holding the files'
+numbers, largest file first), imports and collects it, runs its tests in pytest's order, and
+sends their reports back; the main process replays them on its own hooks, where the terminal,
+``--junitxml`` and ``--durations`` see them as from a run in one process.
+
+As under xdist, session-scoped fixtures are set up once per worker; a file's tests all run in
+one worker, so module-scoped fixtures and module state behave as in one process.
+tests/conftest.py's ``unit_on_every_core`` says when a run goes this way.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import itertools
+import os
+import pickle
+import select
+import signal
+import struct
+import sys
+import time
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+_HEAD = struct.Struct("<I")  # a message's length, before its pickle
+_INDEX = struct.Struct("<H")  # a file's number in the queue
+_QUEUE_MAX = 16_384  # files the queue pipe holds before a write would block (64 KiB)
+_GRACE = 10.0  # seconds the workers get to tear down after ^C, before they are killed
+
+
+class EveryCore:
+    """The plugin (tests/conftest.py registers it as ``every_core``: ``-p no:every_core``
+    keeps a run one test at a time)."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self.files: list[pytest.File] = []
+        self.ran = 0  # workers forked
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection(self, session: pytest.Session) -> bool:
+        """pytest's collection, stopped at each test file: the files are the workers'."""
+        files = self.files
+
+        def walk(node: pytest.Item | pytest.Collector) -> Any:
+            if isinstance(node, pytest.File):
+                files.append(node)
+                return iter(())
+            return pytest.Session.genitems(session, node)
+
+        option = session.config.option
+        verbose = option.verbose
+        session.genitems = walk  # type: ignore[method-assign]
+        option.verbose = -1  # no "collected 0 items" line: the count is known at the end
+        try:
+            session.perform_collect()
+        finally:
+            del session.genitems
+            option.verbose = verbose
+        return True
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> bool:
+        if session.testsfailed and not session.config.option.continue_on_collection_errors:
+            raise session.Interrupted(_errors(session.testsfailed))
+        files = sorted(self.files, key=_size, reverse=True)
+        if len(files) > _QUEUE_MAX:
+            raise pytest.UsageError(f"{len(files)} test files: run them with -p no:every_core")
+        queue, queue_in = os.pipe()
+        os.write(queue_in, b"".join(_INDEX.pack(i) for i in range(len(files))))
+        os.close(queue_in)  # a worker that reads nothing more sees the queue is empty
+        workers = [_fork(session, files, queue) for _ in range(min(self.workers, len(files)))]
+        os.close(queue)
+        try:
+            arrivals = _gather(workers)
+        finally:
+            _reap(workers)
+        self.ran = len(workers)
+        _replay(session, workers, arrivals)
+        return True
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.ran:
+            files = f"{len(self.files)} file{'s' if len(self.files) != 1 else ''}"
+            terminalreporter.write_line(f"on every core: {self.ran} workers took {files}")
+
+
+def _size(file: pytest.File) -> int:
+    try:
+        return file.path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _errors(count: int) -> str:
+    return f"{count} error{'s' if count != 1 else ''} during collection"
+
+
+@dataclass
+class _Worker:
+    pid: int
+    pipe: int  # the main process's end: the worker's messages
+    number: int
+    status: int | None = None
+    file: str | None = None  # the file it last took
+    done: bool = False
+    buffer: bytearray = field(default_factory=bytearray)
+
+
+def _fork(session: pytest.Session, files: list[pytest.File], queue: int) -> _Worker:
+    sys.stdout.flush()  # else what is buffered is written once more by each worker
+    sys.stderr.flush()
+    out, into = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.close(out)
+            code = _Run(session, files, queue, into).run()
+        except BaseException:  # reported by the main process: this worker "died"
+            import traceback
+
+            traceback.print_exc()
+        finally:
+            os._exit(code)  # not the main process's atexit handlers, nor its buffers
+    os.close(into)
+    return _Worker(pid, out, number=0)
+
+
+def _gather(workers: list[_Worker]) -> list[tuple[_Worker, tuple[Any, ...]]]:
+    """Every message from every worker, in the order they came, until all have ended."""
+    for n, worker in enumerate(workers, 1):
+        worker.number = n
+    arrivals: list[tuple[_Worker, tuple[Any, ...]]] = []
+    open_ = {w.pipe: w for w in workers}
+    try:
+        while open_:
+            ready, _, _ = select.select(list(open_), [], [])
+            for fd in ready:
+                worker = open_[fd]
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    os.close(fd)
+                    del open_[fd]
+                    continue
+                worker.buffer += chunk
+                for message in _messages(worker.buffer):
+                    arrivals.append((worker, message))
+    except BaseException:  # ^C: the workers got it too; give them a moment to tear down
+        _stop(workers)
+        raise
+    return arrivals
+
+
+def _messages(buffer: bytearray) -> list[tuple[Any, ...]]:
+    """The whole messages at the start of ``buffer``, taken out of it."""
+    out = []
+    while len(buffer) >= _HEAD.size:
+        (size,) = _HEAD.unpack_from(buffer)
+        if len(buffer) < _HEAD.size + size:
+            break
+        out.append(pickle.loads(buffer[_HEAD.size : _HEAD.size + size]))
+        del buffer[: _HEAD.size + size]
+    return out
+
+
+def _stop(workers: list[_Worker]) -> None:
+    deadline = time.monotonic() + _GRACE
+    for worker in workers:
+        while worker.status is None and time.monotonic() < deadline:
+            pid, status = os.waitpid(worker.pid, os.WNOHANG)
+            if pid:
+                worker.status = status
+            else:
+                select.select([], [], [], 0.05)  # a wait with a deadline, not a sleep
+        if worker.status is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(worker.pid, signal.SIGKILL)
+
+
+def _reap(workers: list[_Worker]) -> None:
+    for worker in workers:
+        if worker.status is None:
+            worker.status = os.waitpid(worker.pid, 0)[1]
+        with contextlib.suppress(OSError):
+            os.close(worker.pipe)
+
+
+def _replay(
+    session: pytest.Session, workers: list[_Worker], arrivals: list[tuple[_Worker, tuple[Any, ...]]]
+) -> None:
+    """What the workers did, on this process's hooks, as if it had been done here."""
+    config = session.config
+    hook = config.hook
+    collected = errors = 0
+    deselected: list[str] = []
+    for worker, message in arrivals:
+        if message[0] == "file":
+            worker.file = message[1]
+        elif message[0] == "counts":
+            collected += message[1]
+            deselected += message[2]
+        elif message[0] == "done":
+            worker.done = True
+    session.testscollected = collected - len(deselected)  # as pytest counts: those selected
+    terminal = config.pluginmanager.getplugin("terminalreporter")
+    if terminal is not None:
+        terminal._numcollected = collected  # ("collected N items / M deselected")
+    if deselected:  # by name only: the items themselves stayed in the workers
+        hook.pytest_deselected(items=[SimpleNamespace(nodeid=n) for n in deselected])
+    results = [r for _, message in arrivals if message[0] == "results" for r in message[1]]
+    for kind, data in results:  # first, as collection comes first: its line counts them
+        if kind == "collect":
+            report = hook.pytest_report_from_serializable(config=config, data=data)
+            errors += report.failed
+            hook.pytest_collectreport(report=report)
+    if terminal is not None:
+        terminal.report_collect(True)
+    for kind, data in results:
+        if kind == "warning":
+            hook.pytest_warning_recorded.call_historic(kwargs=data)
+        elif kind == "test":
+            report = hook.pytest_report_from_serializable(config=config, data=data)
+            if report.when == "setup":  # the terminal names each file as its first test starts
+                hook.pytest_runtest_logstart(nodeid=report.nodeid, location=report.location)
+            hook.pytest_runtest_logreport(report=report)
+            if report.when == "teardown":
+                hook.pytest_runtest_logfinish(nodeid=report.nodeid, location=report.location)
+    for worker in workers:
+        if worker.done and worker.status == 0:
+            continue
+        where = f" in {worker.file}" if worker.file else ""
+        sys.stderr.write(
+            f"\nworker {worker.number} ended early ({_status(worker.status)}){where}: "
+            f"the tests it had taken and not reported are missing from this run\n"
+        )
+        session.testsfailed += 1
+    if errors:
+        raise session.Interrupted(_errors(errors))
+
+
+def _status(status: int | None) -> str:
+    if status is None:
+        return "unknown"
+    if os.WIFSIGNALED(status):
+        return f"killed by {signal.Signals(os.WTERMSIG(status)).name}"
+    return f"exit code {os.waitstatus_to_exitcode(status)}"
+
+
+class _Run:
+    """A worker: takes files off the queue until it is empty, and says what it did."""
+
+    def __init__(
+        self, session: pytest.Session, files: list[pytest.File], queue: int, into: int
+    ) -> None:
+        self.session = session
+        self.config = session.config
+        self.files = files
+        self.queue = queue
+        self.into = into
+        self.results: list[tuple[str, Any]] = []
+        self.collected = 0
+        self.deselected: list[str] = []
+
+    def run(self) -> int:
+        # This process prints nothing (the main one replays what it reports), but keeps the
+        # terminal reporter: pytest's assert messages ask it for the terminal's settings.
+        terminal = self.config.pluginmanager.getplugin("terminalreporter")
+        if terminal is not None:
+            terminal._tw = type(terminal._tw)(file=Path(os.devnull).open("w"))  # noqa: SIM115
+        self.config.pluginmanager.register(self, "every_core_worker")
+        protocol = self.config.hook.pytest_runtest_protocol
+        try:
+            items = self._take()
+            while items is not None:
+                for item, following in itertools.pairwise(items):
+                    protocol(item=item, nextitem=following)
+                after = self._take()  # the last test's teardown depends on what follows
+                protocol(item=items[-1], nextitem=after[0] if after else None)
+                self._send(("results", self.results))
+                self.results = []
+                items = after
+        except KeyboardInterrupt:
+            with contextlib.suppress(BaseException):  # the fixtures' own cleanup, at least
+                self.session._setupstate.teardown_exact(None)
+            raise
+        self._send(("results", self.results))
+        self._send(("counts", self.collected, self.deselected))
+        self._send(("done",))
+        return 0
+
+    def _take(self) -> list[pytest.Item] | None:
+        """The next file's tests (None once the queue is empty)."""
+        while True:
+            raw = os.read(self.queue, _INDEX.size)  # two bytes, whole: one pipe read at a time
+            if len(raw) < _INDEX.size:
+                return None
+            file = self.files[_INDEX.unpack(raw)[0]]
+            self._send(("file", file.nodeid))
+            items = self._collect(file)
+            self.collected += len(items)
+            self.config.hook.pytest_collection_modifyitems(
+                session=self.session, config=self.config, items=items
+            )
+            if items:
+                return items
+
+    def _collect(self, file: pytest.File) -> list[pytest.Item]:
+        """Its tests, collected with the cyclic GC off (tests/conftest.py's
+        ``pytest_collection`` says why), then frozen out of the collector's way."""
+        was_on = gc.isenabled()
+        gc.disable()
+        try:
+            return list(self.session.genitems(file))
+        finally:
+            if was_on:
+                gc.enable()
+            gc.freeze()
+
+    def _send(self, message: tuple[Any, ...]) -> None:
+        body = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+        view = memoryview(_HEAD.pack(len(body)) + body)
+        while view:
+            view = view[os.write(self.into, view) :]
+
+    # -- hooks, in this worker --------------------------------------------------------
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        data = self.config.hook.pytest_report_to_serializable(config=self.config, report=report)
+        self.results.append(("test", data))
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if not report.passed:  # a file that fails to import, or is skipped whole
+            data = self.config.hook.pytest_report_to_serializable(config=self.config, report=report)
+            self.results.append(("collect", data))
+
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        self.deselected += [item.nodeid for item in items]
+
+    def pytest_warning_recorded(
+        self,
+        warning_message: warnings.WarningMessage,
+        when: str,
+        nodeid: str,
+        location: tuple[str, int, str] | None,
+    ) -> None:
+        w = warning_message
+        message = warnings.WarningMessage(w.message, w.category, w.filename, w.lineno, line=w.line)
+        try:  # (without its source object)
+            pickle.dumps(message)
+        except Exception:  # a warning of a class that does not pickle: its text, as a UserWarning
+            message = warnings.WarningMessage(
+                UserWarning(f"{w.category.__name__}: {w.message}"),
+                UserWarning, w.filename, w.lineno, line=w.line,
+            )  # fmt: skip
+        kwargs = {"warning_message": message, "when": when, "nodeid": nodeid, "location": location}
+        self.results.append(("warning", kwargs))
