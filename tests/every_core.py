@@ -84,13 +84,22 @@ class EveryCore:
         queue, queue_in = os.pipe()
         os.write(queue_in, b"".join(_INDEX.pack(i) for i in range(len(files))))
         os.close(queue_in)  # a worker that reads nothing more sees the queue is empty
-        workers = [_fork(session, files, queue) for _ in range(min(self.workers, len(files)))]
+        count = min(self.workers, len(files))
+        workers = [_fork(session, files, queue, n) for n in range(1, count + 1)]
         os.close(queue)
+        self.ran = len(workers)
+        arrivals: list[_Arrival] = []
         try:
-            arrivals = _gather(workers)
+            _gather(workers, arrivals)
+        except KeyboardInterrupt:  # the workers had it too: what they reported, then the stop
+            try:
+                _gather(workers, arrivals, deadline=time.monotonic() + _GRACE)
+            finally:  # (a second ^C: no more waiting)
+                _kill(workers)
+            _replay(session, workers, arrivals, interrupted=True)
+            raise
         finally:
             _reap(workers)
-        self.ran = len(workers)
         _replay(session, workers, arrivals)
         return True
 
@@ -122,7 +131,10 @@ class _Worker:
     buffer: bytearray = field(default_factory=bytearray)
 
 
-def _fork(session: pytest.Session, files: list[pytest.File], queue: int) -> _Worker:
+_Arrival = tuple[_Worker, tuple[Any, ...]]
+
+
+def _fork(session: pytest.Session, files: list[pytest.File], queue: int, number: int) -> _Worker:
     sys.stdout.flush()  # else what is buffered is written once more by each worker
     sys.stderr.flush()
     out, into = os.pipe()
@@ -132,39 +144,37 @@ def _fork(session: pytest.Session, files: list[pytest.File], queue: int) -> _Wor
         try:
             os.close(out)
             code = _Run(session, files, queue, into).run()
-        except BaseException:  # reported by the main process: this worker "died"
+        except BaseException:  # the main process says this worker ended early; here, why
             import traceback
 
             traceback.print_exc()
         finally:
             os._exit(code)  # not the main process's atexit handlers, nor its buffers
     os.close(into)
-    return _Worker(pid, out, number=0)
+    return _Worker(pid, out, number)
 
 
-def _gather(workers: list[_Worker]) -> list[tuple[_Worker, tuple[Any, ...]]]:
-    """Every message from every worker, in the order they came, until all have ended."""
-    for n, worker in enumerate(workers, 1):
-        worker.number = n
-    arrivals: list[tuple[_Worker, tuple[Any, ...]]] = []
-    open_ = {w.pipe: w for w in workers}
-    try:
-        while open_:
-            ready, _, _ = select.select(list(open_), [], [])
-            for fd in ready:
-                worker = open_[fd]
-                chunk = os.read(fd, 1 << 16)
-                if not chunk:
-                    os.close(fd)
-                    del open_[fd]
-                    continue
-                worker.buffer += chunk
-                for message in _messages(worker.buffer):
-                    arrivals.append((worker, message))
-    except BaseException:  # ^C: the workers got it too; give them a moment to tear down
-        _stop(workers)
-        raise
-    return arrivals
+def _gather(
+    workers: list[_Worker], arrivals: list[_Arrival], deadline: float | None = None
+) -> None:
+    """Every message from the workers, in the order they come, until all have ended (or,
+    after ^C, until ``deadline``)."""
+    open_ = {w.pipe: w for w in workers if w.pipe >= 0}
+    while open_:
+        wait = None if deadline is None else deadline - time.monotonic()
+        if wait is not None and wait <= 0:
+            return
+        ready, _, _ = select.select(list(open_), [], [], wait)
+        for fd in ready:
+            worker = open_[fd]
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                os.close(fd)
+                worker.pipe = -1
+                del open_[fd]
+                continue
+            worker.buffer += chunk
+            arrivals += [(worker, message) for message in _messages(worker.buffer)]
 
 
 def _messages(buffer: bytearray) -> list[tuple[Any, ...]]:
@@ -179,32 +189,30 @@ def _messages(buffer: bytearray) -> list[tuple[Any, ...]]:
     return out
 
 
-def _stop(workers: list[_Worker]) -> None:
-    deadline = time.monotonic() + _GRACE
+def _kill(workers: list[_Worker]) -> None:
+    """Those still at work (they still hold their end of the pipe)."""
     for worker in workers:
-        while worker.status is None and time.monotonic() < deadline:
-            pid, status = os.waitpid(worker.pid, os.WNOHANG)
-            if pid:
-                worker.status = status
-            else:
-                select.select([], [], [], 0.05)  # a wait with a deadline, not a sleep
-        if worker.status is None:
+        if worker.pipe >= 0:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(worker.pid, signal.SIGKILL)
 
 
 def _reap(workers: list[_Worker]) -> None:
     for worker in workers:
-        if worker.status is None:
-            worker.status = os.waitpid(worker.pid, 0)[1]
-        with contextlib.suppress(OSError):
+        if worker.pipe >= 0:
             os.close(worker.pipe)
+            worker.pipe = -1
+        worker.status = os.waitpid(worker.pid, 0)[1]
 
 
 def _replay(
-    session: pytest.Session, workers: list[_Worker], arrivals: list[tuple[_Worker, tuple[Any, ...]]]
+    session: pytest.Session,
+    workers: list[_Worker],
+    arrivals: list[_Arrival],
+    interrupted: bool = False,
 ) -> None:
-    """What the workers did, on this process's hooks, as if it had been done here."""
+    """What the workers did, on this process's hooks, as if it had been done here (after ^C,
+    what they did till then)."""
     config = session.config
     hook = config.hook
     collected = errors = 0
@@ -241,6 +249,8 @@ def _replay(
             hook.pytest_runtest_logreport(report=report)
             if report.when == "teardown":
                 hook.pytest_runtest_logfinish(nodeid=report.nodeid, location=report.location)
+    if interrupted:
+        return
     for worker in workers:
         if worker.done and worker.status == 0:
             continue
@@ -276,6 +286,7 @@ class _Run:
         self.results: list[tuple[str, Any]] = []
         self.collected = 0
         self.deselected: list[str] = []
+        self.interrupted = False
 
     def run(self) -> int:
         # This process prints nothing (the main one replays what it reports), but keeps the
@@ -284,25 +295,35 @@ class _Run:
         if terminal is not None:
             terminal._tw = type(terminal._tw)(file=Path(os.devnull).open("w"))  # noqa: SIM115
         self.config.pluginmanager.register(self, "every_core_worker")
-        protocol = self.config.hook.pytest_runtest_protocol
+        signal.signal(signal.SIGINT, self._on_interrupt)
         try:
             items = self._take()
             while items is not None:
                 for item, following in itertools.pairwise(items):
-                    protocol(item=item, nextitem=following)
+                    self._protocol(item, following)
                 after = self._take()  # the last test's teardown depends on what follows
-                protocol(item=items[-1], nextitem=after[0] if after else None)
+                self._protocol(items[-1], after[0] if after else None)
                 self._send(("results", self.results))
                 self.results = []
                 items = after
-        except KeyboardInterrupt:
-            with contextlib.suppress(BaseException):  # the fixtures' own cleanup, at least
+        except KeyboardInterrupt:  # what was done, and the fixtures' own cleanup, at least
+            self._send(("results", self.results))
+            with contextlib.suppress(BaseException):
                 self.session._setupstate.teardown_exact(None)
-            raise
+            return 2
         self._send(("results", self.results))
         self._send(("counts", self.collected, self.deselected))
         self._send(("done",))
         return 0
+
+    def _on_interrupt(self, signum: int, frame: object) -> None:
+        self.interrupted = True
+        raise KeyboardInterrupt
+
+    def _protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
+        self.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+        if self.interrupted:  # ^C, taken by the test as its own (a run saves and stops)
+            raise KeyboardInterrupt
 
     def _take(self) -> list[pytest.Item] | None:
         """The next file's tests (None once the queue is empty)."""

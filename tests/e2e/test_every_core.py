@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+
+from tests.helpers import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -205,3 +208,49 @@ def test_a_worker_that_dies_is_reported_and_fails_the_run(tree: Path, tmp_path: 
     assert re.search(r"worker \d ended early \(exit code 3\) in test_dies\.py", out), out
     assert "31 passed" not in out or "test_more.py" in out  # the other files still reported
     assert re.search(r"^test_more\.py \.{31}", out, re.M), out
+
+
+WAITS = """
+import os, select, time
+
+def test_absorbs_a_ctrl_c():
+    open(os.path.join(os.environ["MARKS"], f"started-{os.getpid()}"), "w").close()
+    deadline = time.monotonic() + 60
+    try:
+        while time.monotonic() < deadline:
+            select.select([], [], [], 0.05)
+    except KeyboardInterrupt:  # as a run does: it saves its state and stops
+        return
+
+def test_after_it():
+    open(os.path.join(os.environ["MARKS"], "ran-after"), "w").close()
+"""
+
+
+def test_ctrl_c_stops_each_worker_after_its_test_and_tears_down(tree: Path, tmp_path: Path) -> None:
+    """^C reaches every worker (one process group). One whose test takes it as its own (as
+    an in-process run does: it saves and stops) stops after that test all the same; each
+    tears its fixtures down; what was done is reported, as pytest does on ^C."""
+    (tree / "test_waits.py").write_text(WAITS, encoding="utf-8")
+    (tree / "test_waits_too.py").write_text(WAITS, encoding="utf-8")
+    marks = marks_dir(tmp_path, "every")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    env.update(PYTHONPATH=str(ROOT), MARKS=str(marks))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", str(tree)],
+        cwd=tree, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        start_new_session=True,
+    )  # fmt: skip
+    try:
+        started = lambda: len(list(marks.glob("started-*"))) == 2  # noqa: E731
+        assert wait_until(started, 60), list(marks.iterdir())
+        os.killpg(proc.pid, signal.SIGINT)
+        out, _ = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 2, out
+    assert "KeyboardInterrupt" in out and "ended early" not in out, out
+    assert not (marks / "ran-after").exists(), out
+    assert len(list(marks.glob("session-*"))) == 2, list(marks.iterdir())
+    assert "passed" in out.strip().splitlines()[-1], out
