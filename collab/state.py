@@ -46,6 +46,10 @@ Origin = Literal["cli", "mcp"]
 ORIGINS: tuple[Origin, ...] = get_args(Origin)
 _Frozen = TypeVar("_Frozen")
 _Form = TypeVar("_Form", dict[str, object], list[dict[str, object]])
+# Every empty list of the document (warnings, decisions, followups, ...: some six in each
+# save of a debate): one frozen object, whose text is kept from save to save instead of
+# each one costing a call of json's indenting encoder (pure Python) every save.
+_NOTHING = FrozenItems()
 
 
 @dataclass
@@ -365,31 +369,31 @@ class RunState:
             "error": self.error,
             "config": form(self.config, DebateConfig.to_dict),
             "rounds_done": self.rounds_done(),
-            "turns": [form(t, TurnRecord.to_dict) for t in self.turns],
-            "checked_rounds": list(self.checked_rounds),
+            "turns": [form(t, TurnRecord.to_dict) for t in self.turns] or _NOTHING,
+            "checked_rounds": list(self.checked_rounds) or _NOTHING,
             "angle": None if self.angle is None else asdict(self.angle),
             "judge": None if self.judge is None else judge_form(self.judge),
-            "warnings": list(self.warnings),
+            "warnings": list(self.warnings) or _NOTHING,
             "temp_dir": self.temp_dir,
             "judge_first": self.judge_first,
             "origin": self.origin,
             "stance_table": self.stance_table,
-            "decisions": [d.to_dict() for d in self.decisions],
-            "followups": [asdict(f) for f in self.followups],
-            "continues": [asdict(c) for c in self.continues],
-            "superseded_judges": [asdict(j) for j in self.superseded_judges],
+            "decisions": [d.to_dict() for d in self.decisions] or _NOTHING,
+            "followups": [asdict(f) for f in self.followups] or _NOTHING,
+            "continues": [asdict(c) for c in self.continues] or _NOTHING,
+            "superseded_judges": [asdict(j) for j in self.superseded_judges] or _NOTHING,
             "plan": None if self.plan is None else form(self.plan, copy.deepcopy),
             # Derived, kept for readers of state.json (resume recomputes them).
             "ledger": form(ledger, ledger_to_dict),
-            "round_ledgers": [form(lg, ledger_to_dict) for lg in round_ledgers],
+            "round_ledgers": [form(lg, ledger_to_dict) for lg in round_ledgers] or _NOTHING,
             "ledger_stamp": LEDGER_STAMP,
             "cost_usd": self.cost_usd(),
             "cost_usd_by_side": {
                 **{str(s): self.cost_usd(s) for s in self.seats},
                 "judge": self.judge_cost_usd(),
             },
-            "round_orders": [form(o, asdict) for o in self.round_orders],
-            "judge_order": list(self.judge_order),
+            "round_orders": [form(o, asdict) for o in self.round_orders] or _NOTHING,
+            "judge_order": list(self.judge_order) or _NOTHING,
             "cost_estimated": self.cost_estimated(),
             "tokens": {name: getattr(tokens, name) for name in _USAGE_FIELDS},  # ints: asdict's
         }
