@@ -31,6 +31,7 @@ from collab.ledger import (
     replay,
     with_checks,
 )
+from collab.ledger_cache import LedgerCache, Made, SeatsByRound
 from collab.records import record
 from collab.seats import SEATS, SIDES, Seat, Side, round_order
 from collab.store import SCHEMA_VERSION, RunDir, StoredRun, scan_runs
@@ -111,10 +112,6 @@ class RoundOrder:
     at_once: bool
 
 
-def _same(a: tuple[object, ...], b: tuple[object, ...]) -> bool:
-    return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
-
-
 # What the ``ledger`` state.json keeps was made by: the schema it was saved under and
 # the rules of the replay. A reader takes the kept ledger instead of replaying the turns
 # (``collab list``: every run) only when the stamp is this collab's own; bump
@@ -170,12 +167,9 @@ class RunState:
     # older runs); the Judge's Position 1…N in seat order (``judge_first`` is its first).
     round_orders: list[RoundOrder] = field(default_factory=list)
     judge_order: tuple[Seat, ...] = ()
-    # :meth:`ledger`'s last answer per ``upto_round``, with what it was replayed from (the
-    # config, the stance table and the turns, all immutable, compared by identity): a
-    # run is saved after every step with its ledger and every round's, which replayed
-    # the whole run each time (most of the cost of a save).
-    _ledgers: dict[int | None, tuple[tuple[object, ...], Ledger]] = field(
-        default_factory=dict, init=False, repr=False, compare=False
+    # :meth:`ledger`'s answers, kept by what they were replayed from (collab.ledger_cache).
+    _ledgers: LedgerCache = field(
+        default_factory=LedgerCache, init=False, repr=False, compare=False
     )
     # :meth:`to_dict`'s forms of the immutable config, turns and ledgers of the last save,
     # by identity (a run is saved after every step, with every turn and round ledger).
@@ -236,22 +230,21 @@ class RunState:
     def ledger(self, upto_round: int | None = None) -> Ledger:
         turns = [t for t in self.turns if upto_round is None or t.round_no <= upto_round]
         made_of = (self.config, self.stance_table, *turns)
-        # (or a round's made of the same turns: the run's once its last round is done; a
-        # ledger kept by keep_ledger stands only for the whole run's)
-        rounds = (v for k, v in self._ledgers.items() if k is not None)
-        for cached in (self._ledgers.get(upto_round), *rounds):
-            if cached is not None and _same(cached[0], made_of):
-                self._ledgers[upto_round] = cached
-                return cached[1]
-        ledger = self._replayed(turns)
-        self._ledgers[upto_round] = (made_of, ledger)
+        ledger = self._ledgers.find(upto_round, made_of)
+        if ledger is None:
+            ledger = self._replayed(turns)
+            self._ledgers.keep(upto_round, Made(made_of, self._present_in(turns), ledger))
         return ledger
 
+    def _present_in(self, turns: list[TurnRecord]) -> SeatsByRound:
+        return {r: self.present(r) for r in {t.round_no for t in turns}}
+
     def _replayed(self, turns: list[TurnRecord]) -> Ledger:
-        present = {r: self.present(r) for r in {t.round_no for t in turns}}
+        present = self._present_in(turns)
+        start, done = self._ledgers.start((self.config, self.stance_table, *turns), present)
         ledger = replay(
-            ((t.side, t.round_no, t.contract) for t in turns), self.stance_table,
-            present.__getitem__, self.config.quorum,
+            ((t.side, t.round_no, t.contract) for t in turns[done:]), self.stance_table,
+            present.__getitem__, self.config.quorum, start,
         )  # fmt: skip
         # Each cite with what its check found (the latest check of the same cite wins).
         return with_checks(ledger, {c.key(): c.status for t in turns for c in t.evidence_checks})
@@ -259,7 +252,8 @@ class RunState:
     def keep_ledger(self, ledger: Ledger) -> None:
         """Take ``ledger`` as :meth:`ledger`'s answer for the turns held now (the one
         state.json keeps: see :func:`stored_ledger`), as if it had been replayed."""
-        self._ledgers[None] = ((self.config, self.stance_table, *self.turns), ledger)
+        made_of = (self.config, self.stance_table, *self.turns)
+        self._ledgers.keep(None, Made(made_of, self._present_in(self.turns), ledger))
 
     def round_ledgers(self) -> list[Ledger]:
         return [self.ledger(r) for r in range(1, self.rounds_done() + 1)]
