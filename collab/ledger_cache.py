@@ -12,13 +12,22 @@ text).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 from collab.ledger import NO_ISSUES, Ledger
 from collab.seats import Seat
+from collab.turns import TurnRecord
 
 # Round number → the seats present in it (collab.state.RunState.present).
 SeatsByRound = dict[int, frozenset[Seat]]
+
+
+def present_in(
+    turns: Iterable[TurnRecord], present: Callable[[int], frozenset[Seat]]
+) -> SeatsByRound:
+    """The seats ``present`` in each round of ``turns``."""
+    return {r: present(r) for r in {t.round_no for t in turns}}
 
 
 class Made(NamedTuple):

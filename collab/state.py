@@ -27,11 +27,11 @@ from collab.ledger import (
     Resolution,
     SeverityChange,
     TableName,
-    ledger_to_dict,
+    issue_to_dict,
     replay,
     with_checks,
 )
-from collab.ledger_cache import LedgerCache, Made, SeatsByRound
+from collab.ledger_cache import LedgerCache, Made, present_in
 from collab.records import record
 from collab.seats import SEATS, SIDES, Seat, Side, round_order
 from collab.store import SCHEMA_VERSION, RunDir, StoredRun, scan_runs
@@ -46,10 +46,8 @@ RUN_STATUSES: tuple[RunStatus, ...] = get_args(RunStatus)
 Origin = Literal["cli", "mcp"]
 ORIGINS: tuple[Origin, ...] = get_args(Origin)
 _Frozen = TypeVar("_Frozen")
-_Form = TypeVar("_Form", dict[str, object], list[dict[str, object]])
-# Every empty list of the document (warnings, decisions, followups, ...: some six in each
-# save of a debate): one frozen object, whose text is kept from save to save instead of
-# each one costing a call of json's indenting encoder (pure Python) every save.
+_Form = TypeVar("_Form", dict[str, object], list[FrozenForm | FrozenItems])
+# Every empty list of the document (~6 a save): one frozen object, its text kept between saves.
 _NOTHING = FrozenItems()
 
 
@@ -233,14 +231,11 @@ class RunState:
         ledger = self._ledgers.find(upto_round, made_of)
         if ledger is None:
             ledger = self._replayed(turns)
-            self._ledgers.keep(upto_round, Made(made_of, self._present_in(turns), ledger))
+            self._ledgers.keep(upto_round, Made(made_of, present_in(turns, self.present), ledger))
         return ledger
 
-    def _present_in(self, turns: list[TurnRecord]) -> SeatsByRound:
-        return {r: self.present(r) for r in {t.round_no for t in turns}}
-
     def _replayed(self, turns: list[TurnRecord]) -> Ledger:
-        present = self._present_in(turns)
+        present = present_in(turns, self.present)
         start, done = self._ledgers.start((self.config, self.stance_table, *turns), present)
         ledger = replay(
             ((t.side, t.round_no, t.contract) for t in turns[done:]), self.stance_table,
@@ -253,7 +248,7 @@ class RunState:
         """Take ``ledger`` as :meth:`ledger`'s answer for the turns held now (the one
         state.json keeps: see :func:`stored_ledger`), as if it had been replayed."""
         made_of = (self.config, self.stance_table, *self.turns)
-        self._ledgers.keep(None, Made(made_of, self._present_in(self.turns), ledger))
+        self._ledgers.keep(None, Made(made_of, present_in(self.turns, self.present), ledger))
 
     def round_ledgers(self) -> list[Ledger]:
         return [self.ledger(r) for r in range(1, self.rounds_done() + 1)]
@@ -345,6 +340,12 @@ class RunState:
             self._forms[id(obj)] = (obj, made)
             return made
 
+        def ledger_form(lg: Ledger) -> FrozenForm | FrozenItems:
+            # its issues' forms too, kept while each is the same issue (collab.ledger_cache)
+            made = form(lg, lambda _: [form(i, issue_to_dict) for i in lg.issues])
+            self._forms.update((id(i), (i, f)) for i, f in zip(lg.issues, made, strict=True))
+            return made
+
         def judge_form(judge: Judge) -> dict[str, object]:
             # asdict(judge), its meta (immutable) made once: the Judge is saved till the end
             made = {name: getattr(judge, name) for name in _JUDGE_FIELDS}
@@ -378,8 +379,8 @@ class RunState:
             "superseded_judges": [asdict(j) for j in self.superseded_judges] or _NOTHING,
             "plan": None if self.plan is None else form(self.plan, copy.deepcopy),
             # Derived, kept for readers of state.json (resume recomputes them).
-            "ledger": form(ledger, ledger_to_dict),
-            "round_ledgers": [form(lg, ledger_to_dict) for lg in round_ledgers] or _NOTHING,
+            "ledger": ledger_form(ledger),
+            "round_ledgers": [ledger_form(lg) for lg in round_ledgers] or _NOTHING,
             "ledger_stamp": LEDGER_STAMP,
             "cost_usd": self.cost_usd(),
             "cost_usd_by_side": {
