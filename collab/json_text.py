@@ -44,8 +44,12 @@ _FLAT = json.JSONEncoder(ensure_ascii=False).encode
 _string = json.encoder.encode_basestring  # json's own, for ensure_ascii=False (the keys)
 
 
+_NESTED = (list, tuple, dict)  # what json indents (a tuple: ``A | B`` is made on every call)
+_FROZEN = (FrozenForm, FrozenItems)
+
+
 def _dumps(value: object) -> str:
-    return _INDENTED(value) if isinstance(value, list | tuple | dict) else _FLAT(value)
+    return _INDENTED(value) if isinstance(value, _NESTED) else _FLAT(value)
 
 
 def document_text(doc: dict[str, object], kept: Texts) -> str:
@@ -68,20 +72,18 @@ def document_text(doc: dict[str, object], kept: Texts) -> str:
             keep(part, old[part])
 
     def text(value: object, depth: int) -> str:
-        frozen = isinstance(value, FrozenForm | FrozenItems)
+        frozen = isinstance(value, _FROZEN)
         if frozen:
             hit = old.get((id(value), depth))
             if hit is not None and hit[0] is value:
                 keep((id(value), depth), hit)
                 return hit[1]
         parts: tuple[Key, ...] = ()
-        if isinstance(value, list) and any(isinstance(v, FrozenForm | FrozenItems) for v in value):
+        if isinstance(value, list) and any(isinstance(v, _FROZEN) for v in value):
             pad = "\n" + " " * (depth + 1)
             items = ("," + pad).join([text(item, depth + 1) for item in value])
             made = "[" + pad + items + "\n" + " " * depth + "]"
-            parts = tuple(
-                (id(v), depth + 1) for v in value if isinstance(v, FrozenForm | FrozenItems)
-            )
+            parts = tuple((id(v), depth + 1) for v in value if isinstance(v, _FROZEN))
         else:
             made = _dumps(value).replace("\n", "\n" + " " * depth)
         if frozen:
