@@ -30,8 +30,10 @@ class FrozenItems(list[Any]):
     """A list that is never changed once made (as :class:`FrozenForm`)."""
 
 
-# (id, depth) → (the object, its text at that depth): the texts of one save's frozen parts.
-Texts = dict[tuple[int, int], tuple[object, str]]
+# (id, depth) → (the object, its text at that depth, the keys of the frozen parts spliced
+# into that text): the texts of one save's frozen parts.
+Key = tuple[int, int]
+Texts = dict[Key, tuple[object, str, tuple[Key, ...]]]
 
 
 # What json.dumps(value, ensure_ascii=False, indent=1) builds on each call, built once.
@@ -42,36 +44,50 @@ _FLAT = json.JSONEncoder(ensure_ascii=False).encode
 _string = json.encoder.encode_basestring  # json's own, for ensure_ascii=False (the keys)
 
 
+_NESTED = (list, tuple, dict)  # what json indents (a tuple: ``A | B`` is made on every call)
+_FROZEN = (FrozenForm, FrozenItems)
+
+
 def _dumps(value: object) -> str:
-    return _INDENTED(value) if isinstance(value, list | tuple | dict) else _FLAT(value)
+    return _INDENTED(value) if isinstance(value, _NESTED) else _FLAT(value)
 
 
 def document_text(doc: dict[str, object], kept: Texts) -> str:
     """``json.dumps(doc, ensure_ascii=False, indent=1)``; the text of each frozen part is
     taken from ``kept`` when the same object is there at the same depth, and ``kept`` is
-    left holding this document's frozen parts. A list holding frozen parts (the turns, a
-    ledger's issues) is spliced from the text of each of its items."""
+    left holding this document's frozen parts (those inside a kept text too). A list
+    holding frozen parts (the turns, a ledger's issues) is spliced from the text of each
+    of its items."""
     if not doc or not all(type(key) is str for key in doc):
         kept.clear()
         return _dumps(doc)  # a key json converts (or none at all): json's own text
     old = dict(kept)
     kept.clear()
 
+    def keep(key: Key, hit: tuple[object, str, tuple[Key, ...]]) -> None:
+        # a kept text, with the texts spliced into it: the next save may splice them
+        # into another (a new ledger of the same issues)
+        kept[key] = hit
+        for part in hit[2]:
+            keep(part, old[part])
+
     def text(value: object, depth: int) -> str:
-        frozen = isinstance(value, FrozenForm | FrozenItems)
+        frozen = isinstance(value, _FROZEN)
         if frozen:
             hit = old.get((id(value), depth))
             if hit is not None and hit[0] is value:
-                kept[id(value), depth] = hit
+                keep((id(value), depth), hit)
                 return hit[1]
-        if isinstance(value, list) and any(isinstance(v, FrozenForm | FrozenItems) for v in value):
+        parts: tuple[Key, ...] = ()
+        if isinstance(value, list) and any(isinstance(v, _FROZEN) for v in value):
             pad = "\n" + " " * (depth + 1)
             items = ("," + pad).join([text(item, depth + 1) for item in value])
             made = "[" + pad + items + "\n" + " " * depth + "]"
+            parts = tuple((id(v), depth + 1) for v in value if isinstance(v, _FROZEN))
         else:
             made = _dumps(value).replace("\n", "\n" + " " * depth)
         if frozen:
-            kept[id(value), depth] = (value, made)
+            kept[id(value), depth] = (value, made, parts)
         return made
 
     parts = [_string(key) + ": " + text(value, 1) for key, value in doc.items()]

@@ -153,6 +153,9 @@ class Ledger:
     issues: tuple[Issue, ...] = ()
 
 
+NO_ISSUES = Ledger()
+
+
 # The seats present in a round (they answered it, or have not had their turn yet): a
 # function of the round number. Two seats, both present, unless the caller says otherwise.
 Present = Callable[[int], frozenset[Seat]]
@@ -282,13 +285,16 @@ def _rerate(issue: Issue, side: Side, round_no: int, stance: StanceUpdate) -> Is
 
 
 def with_checks(ledger: Ledger, known: dict[tuple[str, str | None], EvidenceStatus]) -> Ledger:
-    """Each issue's current evidence with the statuses its cites were checked to have."""
-    return Ledger(
-        tuple(
-            replace(i, **{_checks_field(s): recheck(i.evidence(s), known) for s in SEATS})  # type: ignore[arg-type]
-            for i in ledger.issues
-        )
-    )
+    """Each issue's current evidence with the statuses its cites were checked to have (an
+    issue whose checks are those already is kept: the same object)."""
+    return Ledger(tuple(_checked(issue, known) for issue in ledger.issues))
+
+
+def _checked(issue: Issue, known: dict[tuple[str, str | None], EvidenceStatus]) -> Issue:
+    checks = {_checks_field(s): recheck(issue.evidence(s), known) for s in SEATS}
+    if all(getattr(issue, name) == found for name, found in checks.items()):
+        return issue
+    return replace(issue, **checks)  # type: ignore[arg-type]
 
 
 def open_blocking(ledger: Ledger) -> int:
@@ -300,10 +306,12 @@ def replay(
     table: TableName = CURRENT_TABLE,
     present: Present = _pair,
     quorum: int | None = None,
+    start: Ledger = NO_ISSUES,
 ) -> Ledger:
     """Resume rebuilds the ledger from stored turns rather than trusting a saved copy.
-    ``steps`` in the order the turns were taken (a round's speaking order)."""
-    ledger = Ledger()
+    ``steps`` in the order the turns were taken (a round's speaking order); ``start``: the
+    ledger the steps before them made (with the same ``present`` for their rounds)."""
+    ledger = start
     for side, round_no, contract in steps:
         if contract is not None:
             ledger = apply(ledger, side, round_no, contract, table, present(round_no), quorum)
@@ -348,37 +356,39 @@ def get(ledger: Ledger, issue_id: str) -> Issue | None:
 
 
 def ledger_to_dict(ledger: Ledger) -> list[dict[str, object]]:
-    return [
-        {
-            "id": issue.id,
-            "title": issue.title,
-            "raised_by": issue.raised_by,
-            "status": issue.status,
-            "evidence_a": issue.evidence_a,
-            "evidence_b": issue.evidence_b,
-            "round_opened": issue.round_opened,
-            "round_updated": issue.round_updated,
-            "dropped_by": sorted(issue.dropped_by),
-            "resolution": issue.resolution,
-            "reason": issue.reason,
-            "severity": issue.severity,
-            "severity_changes": [asdict(c) for c in issue.severity_changes],
-            "checks_a": [asdict(c) for c in issue.checks_a],
-            "checks_b": [asdict(c) for c in issue.checks_b],
-            # A panel's seats C–E and the stances per seat: only where there are some.
-            **{
-                key: value
-                for seat in SEATS[2:]
-                for key, value in (
-                    (_evidence_field(seat), issue.evidence(seat)),
-                    (_checks_field(seat), [asdict(c) for c in issue.checks(seat)]),
-                )
-                if value
-            },
-            **({"stances": [asdict(x) for x in issue.stances]} if issue.stances else {}),
-        }
-        for issue in ledger.issues
-    ]
+    return [issue_to_dict(issue) for issue in ledger.issues]
+
+
+def issue_to_dict(issue: Issue) -> dict[str, object]:
+    """One item of :func:`ledger_to_dict`."""
+    return {
+        "id": issue.id,
+        "title": issue.title,
+        "raised_by": issue.raised_by,
+        "status": issue.status,
+        "evidence_a": issue.evidence_a,
+        "evidence_b": issue.evidence_b,
+        "round_opened": issue.round_opened,
+        "round_updated": issue.round_updated,
+        "dropped_by": sorted(issue.dropped_by),
+        "resolution": issue.resolution,
+        "reason": issue.reason,
+        "severity": issue.severity,
+        "severity_changes": [asdict(c) for c in issue.severity_changes],
+        "checks_a": [asdict(c) for c in issue.checks_a],
+        "checks_b": [asdict(c) for c in issue.checks_b],
+        # A panel's seats C–E and the stances per seat: only where there are some.
+        **{
+            key: value
+            for seat in SEATS[2:]
+            for key, value in (
+                (_evidence_field(seat), issue.evidence(seat)),
+                (_checks_field(seat), [asdict(c) for c in issue.checks(seat)]),
+            )
+            if value
+        },
+        **({"stances": [asdict(x) for x in issue.stances]} if issue.stances else {}),
+    }
 
 
 # The JSON Schema of one ledger item (:func:`ledger_to_dict`; collab.report.schemas

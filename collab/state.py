@@ -27,10 +27,11 @@ from collab.ledger import (
     Resolution,
     SeverityChange,
     TableName,
-    ledger_to_dict,
+    issue_to_dict,
     replay,
     with_checks,
 )
+from collab.ledger_cache import LedgerCache, Made, present_in
 from collab.records import record
 from collab.seats import SEATS, SIDES, Seat, Side, round_order
 from collab.store import SCHEMA_VERSION, RunDir, StoredRun, scan_runs
@@ -45,7 +46,9 @@ RUN_STATUSES: tuple[RunStatus, ...] = get_args(RunStatus)
 Origin = Literal["cli", "mcp"]
 ORIGINS: tuple[Origin, ...] = get_args(Origin)
 _Frozen = TypeVar("_Frozen")
-_Form = TypeVar("_Form", dict[str, object], list[dict[str, object]])
+_Form = TypeVar("_Form", dict[str, object], list[FrozenForm | FrozenItems])
+# Every empty list of the document (~6 a save): one frozen object, its text kept between saves.
+_NOTHING = FrozenItems()
 
 
 @dataclass
@@ -107,10 +110,6 @@ class RoundOrder:
     at_once: bool
 
 
-def _same(a: tuple[object, ...], b: tuple[object, ...]) -> bool:
-    return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
-
-
 # What the ``ledger`` state.json keeps was made by: the schema it was saved under and
 # the rules of the replay. A reader takes the kept ledger instead of replaying the turns
 # (``collab list``: every run) only when the stamp is this collab's own; bump
@@ -166,12 +165,9 @@ class RunState:
     # older runs); the Judge's Position 1…N in seat order (``judge_first`` is its first).
     round_orders: list[RoundOrder] = field(default_factory=list)
     judge_order: tuple[Seat, ...] = ()
-    # :meth:`ledger`'s last answer per ``upto_round``, with what it was replayed from (the
-    # config, the stance table and the turns, all immutable, compared by identity): a
-    # run is saved after every step with its ledger and every round's, which replayed
-    # the whole run each time (most of the cost of a save).
-    _ledgers: dict[int | None, tuple[tuple[object, ...], Ledger]] = field(
-        default_factory=dict, init=False, repr=False, compare=False
+    # :meth:`ledger`'s answers, kept by what they were replayed from (collab.ledger_cache).
+    _ledgers: LedgerCache = field(
+        default_factory=LedgerCache, init=False, repr=False, compare=False
     )
     # :meth:`to_dict`'s forms of the immutable config, turns and ledgers of the last save,
     # by identity (a run is saved after every step, with every turn and round ledger).
@@ -232,22 +228,18 @@ class RunState:
     def ledger(self, upto_round: int | None = None) -> Ledger:
         turns = [t for t in self.turns if upto_round is None or t.round_no <= upto_round]
         made_of = (self.config, self.stance_table, *turns)
-        # (or a round's made of the same turns: the run's once its last round is done; a
-        # ledger kept by keep_ledger stands only for the whole run's)
-        rounds = (v for k, v in self._ledgers.items() if k is not None)
-        for cached in (self._ledgers.get(upto_round), *rounds):
-            if cached is not None and _same(cached[0], made_of):
-                self._ledgers[upto_round] = cached
-                return cached[1]
-        ledger = self._replayed(turns)
-        self._ledgers[upto_round] = (made_of, ledger)
+        ledger = self._ledgers.find(upto_round, made_of)
+        if ledger is None:
+            ledger = self._replayed(turns)
+            self._ledgers.keep(upto_round, Made(made_of, present_in(turns, self.present), ledger))
         return ledger
 
     def _replayed(self, turns: list[TurnRecord]) -> Ledger:
-        present = {r: self.present(r) for r in {t.round_no for t in turns}}
+        present = present_in(turns, self.present)
+        start, done = self._ledgers.start((self.config, self.stance_table, *turns), present)
         ledger = replay(
-            ((t.side, t.round_no, t.contract) for t in turns), self.stance_table,
-            present.__getitem__, self.config.quorum,
+            ((t.side, t.round_no, t.contract) for t in turns[done:]), self.stance_table,
+            present.__getitem__, self.config.quorum, start,
         )  # fmt: skip
         # Each cite with what its check found (the latest check of the same cite wins).
         return with_checks(ledger, {c.key(): c.status for t in turns for c in t.evidence_checks})
@@ -255,7 +247,8 @@ class RunState:
     def keep_ledger(self, ledger: Ledger) -> None:
         """Take ``ledger`` as :meth:`ledger`'s answer for the turns held now (the one
         state.json keeps: see :func:`stored_ledger`), as if it had been replayed."""
-        self._ledgers[None] = ((self.config, self.stance_table, *self.turns), ledger)
+        made_of = (self.config, self.stance_table, *self.turns)
+        self._ledgers.keep(None, Made(made_of, present_in(self.turns, self.present), ledger))
 
     def round_ledgers(self) -> list[Ledger]:
         return [self.ledger(r) for r in range(1, self.rounds_done() + 1)]
@@ -347,6 +340,12 @@ class RunState:
             self._forms[id(obj)] = (obj, made)
             return made
 
+        def ledger_form(lg: Ledger) -> FrozenForm | FrozenItems:
+            # its issues' forms too, kept while each is the same issue (collab.ledger_cache)
+            made = form(lg, lambda _: [form(i, issue_to_dict) for i in lg.issues])
+            self._forms.update((id(i), (i, f)) for i, f in zip(lg.issues, made, strict=True))
+            return made
+
         def judge_form(judge: Judge) -> dict[str, object]:
             # asdict(judge), its meta (immutable) made once: the Judge is saved till the end
             made = {name: getattr(judge, name) for name in _JUDGE_FIELDS}
@@ -365,31 +364,31 @@ class RunState:
             "error": self.error,
             "config": form(self.config, DebateConfig.to_dict),
             "rounds_done": self.rounds_done(),
-            "turns": [form(t, TurnRecord.to_dict) for t in self.turns],
-            "checked_rounds": list(self.checked_rounds),
+            "turns": [form(t, TurnRecord.to_dict) for t in self.turns] or _NOTHING,
+            "checked_rounds": list(self.checked_rounds) or _NOTHING,
             "angle": None if self.angle is None else asdict(self.angle),
             "judge": None if self.judge is None else judge_form(self.judge),
-            "warnings": list(self.warnings),
+            "warnings": list(self.warnings) or _NOTHING,
             "temp_dir": self.temp_dir,
             "judge_first": self.judge_first,
             "origin": self.origin,
             "stance_table": self.stance_table,
-            "decisions": [d.to_dict() for d in self.decisions],
-            "followups": [asdict(f) for f in self.followups],
-            "continues": [asdict(c) for c in self.continues],
-            "superseded_judges": [asdict(j) for j in self.superseded_judges],
+            "decisions": [d.to_dict() for d in self.decisions] or _NOTHING,
+            "followups": [asdict(f) for f in self.followups] or _NOTHING,
+            "continues": [asdict(c) for c in self.continues] or _NOTHING,
+            "superseded_judges": [asdict(j) for j in self.superseded_judges] or _NOTHING,
             "plan": None if self.plan is None else form(self.plan, copy.deepcopy),
             # Derived, kept for readers of state.json (resume recomputes them).
-            "ledger": form(ledger, ledger_to_dict),
-            "round_ledgers": [form(lg, ledger_to_dict) for lg in round_ledgers],
+            "ledger": ledger_form(ledger),
+            "round_ledgers": [ledger_form(lg) for lg in round_ledgers] or _NOTHING,
             "ledger_stamp": LEDGER_STAMP,
             "cost_usd": self.cost_usd(),
             "cost_usd_by_side": {
                 **{str(s): self.cost_usd(s) for s in self.seats},
                 "judge": self.judge_cost_usd(),
             },
-            "round_orders": [form(o, asdict) for o in self.round_orders],
-            "judge_order": list(self.judge_order),
+            "round_orders": [form(o, asdict) for o in self.round_orders] or _NOTHING,
+            "judge_order": list(self.judge_order) or _NOTHING,
             "cost_estimated": self.cost_estimated(),
             "tokens": {name: getattr(tokens, name) for name in _USAGE_FIELDS},  # ints: asdict's
         }

@@ -16,7 +16,7 @@ import collab.store
 from collab.json_text import FrozenForm, FrozenItems, Texts, document_text
 from collab.runners.inprocess import SCRIPTED
 from collab.state import RunState
-from tests.unit.test_orchestrator import QUIET, debate, fresh_point, said
+from tests.unit.test_orchestrator import QUIET, circling, debate, fresh_point, said
 
 
 def dumps(doc: object) -> str:
@@ -100,6 +100,26 @@ def test_a_kept_text_stands_on_every_later_save_of_the_same_object() -> None:
     assert later == [first] * 3 != [dumps({"turns": [turn]})] * 3
 
 
+def test_the_texts_inside_a_kept_text_are_kept_with_it() -> None:
+    """A frozen list kept whole (a ledger unchanged since the last save) keeps the texts
+    of the frozen items it was spliced from: a later save splices them into a new list
+    (a new ledger of the same issues), at each depth, without encoding them again
+    (changed in place here, to see which text is written)."""
+    issue, other = FrozenForm({"id": "I1"}), FrozenForm({"id": "I2"})
+    ledger = FrozenItems([issue])
+    kept: Texts = {}
+    first = document_text({"ledger": ledger, "round_ledgers": [ledger]}, kept)
+    assert document_text({"ledger": ledger, "round_ledgers": [ledger]}, kept) == first
+    issue["id"] = "changed"
+    new = FrozenItems([issue, other])
+    assert document_text({"ledger": new, "round_ledgers": [ledger, new]}, kept) == dumps(
+        {
+            "ledger": [{"id": "I1"}, {"id": "I2"}],
+            "round_ledgers": [[{"id": "I1"}], [{"id": "I1"}, {"id": "I2"}]],
+        }
+    )
+
+
 def test_every_kind_of_value_beside_kept_parts_is_written_as_json_writes_it() -> None:
     scalars = [
         True,
@@ -151,13 +171,15 @@ PANEL = ("Skeptic: doubts every claim", "Builder: wants it shipped", "Operator: 
         {"rounds": 2, "opening": "sequential"},
         {"rounds": 3, "depth": "auto"},
         {"rounds": 2, "role": PANEL, "agents": (SCRIPTED,)},
+        {"rounds": 4, "replies": circling},  # issues contested and dropped: some changed
     ],
-    ids=["default", "sequential", "depth-auto", "panel-of-3"],
+    ids=["default", "sequential", "depth-auto", "panel-of-3", "issues-changing"],
 )
 def test_every_save_of_real_runs_is_json_dumps_of_its_document(
     every_save: list[tuple[str, str]], hermetic_env: Path, options: dict[str, Any]
 ) -> None:
-    run = debate({}, fresh_point, **options)
+    options = dict(options)
+    run = debate({}, options.pop("replies", fresh_point), **options)
     assert run.error is None and len(every_save) == len(run.saved) > 5
     assert all(text == expected for text, expected in every_save)
     assert _state_on_disk(run.state.run_id, hermetic_env) == every_save[-1][0]

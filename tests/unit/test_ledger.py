@@ -20,6 +20,7 @@ from collab.ledger import (
     new_points,
     open_issues,
     replay,
+    with_checks,
 )
 
 Step = tuple[Side, int, Contract | None]
@@ -265,3 +266,32 @@ def test_every_seats_evidence_and_checks_survive_the_round_trip_through_the_save
     assert back.stances == issue.stances  # not compared by ==: read them too
     (two_seats,) = ledger_to_dict(Ledger((replace(issue, evidence_c="", checks_c=(), stances=()),)))
     assert not {"evidence_c", "checks_c", "stances"} & set(two_seats)
+
+
+def test_a_replay_goes_on_from_the_ledger_the_steps_before_made() -> None:
+    steps: list[Step] = [
+        A_OPENS,
+        ("B", 1, point("T2", "b1")),
+        ("B", 2, stance("I1", "agree", "ok")),
+    ]
+    assert replay(steps[2:], start=replay(steps[:2])) == replay(steps)
+    assert replay(steps[2:], start=replay(steps[:2])).issues[0].status == "resolved"
+
+
+def test_checking_again_keeps_each_issue_whose_checks_stand() -> None:
+    """with_checks on a ledger already checked: the same issues (the saves keep their
+    text); a new status for one seat's cite makes that issue anew, its other checks kept."""
+    checked = with_checks(
+        replay([("A", 1, point("T1", "see a.py:1")), ("B", 1, point("T2", "b2")),
+                ("B", 2, stance("I1", "contest", "not b.py:2"))]),
+        {("a.py:1", None): "verified", ("b.py:2", None): "wrong-line"},
+    )  # fmt: skip
+    again = with_checks(checked, {("a.py:1", None): "verified", ("b.py:2", None): "wrong-line"})
+    assert again == checked and all(
+        x is y for x, y in zip(again.issues, checked.issues, strict=True)
+    )
+    moved = with_checks(checked, {("a.py:1", None): "verified", ("b.py:2", None): "verified"})
+    i1, i2 = moved.issues
+    assert i2 is checked.issues[1]  # no cites
+    assert i1 is not checked.issues[0] and i1.checks_a == checked.issues[0].checks_a
+    assert [c.status for c in i1.checks_b] == ["verified"]

@@ -6,8 +6,15 @@ from __future__ import annotations
 
 import dataclasses
 
+from collab.contract import Contract, NewPoint, StanceUpdate
+from collab.evidence import EvidenceCheck
+from collab.ledger import issue_to_dict, ledger_to_dict
+from collab.runners.inprocess import SCRIPTED
+from collab.seats import Seat
 from collab.state import RunState
-from tests.unit.test_orchestrator import QUIET, Run, debate, home_in_memory, said, shared
+from collab.turns import AgentMeta, TurnRecord
+from tests.unit.test_orchestrator import QUIET, Run, config, debate, home_in_memory, said, shared
+from tests.unit.test_panels import ROLES
 
 __all__ = ["home_in_memory"]  # the autouse fixture: COLLAB_HOME on tmpfs
 
@@ -69,3 +76,64 @@ def test_the_saved_document_follows_every_change_as_a_fresh_copys_does() -> None
     state.config = dataclasses.replace(state.config, quorum=2)
     assert saved(state) == saved(dataclasses.replace(state))
     assert saved(state)["config"]["quorum"] == 2  # type: ignore[index]
+
+
+def _turn(
+    round_no: int, side: Seat, contract: Contract | None, *checks: EvidenceCheck
+) -> TurnRecord:
+    """A turn as the orchestrator records it: failed (an error) when there is no contract."""
+    status = "ok" if contract is not None else "error"
+    meta = AgentMeta("fake", None, 0, 0.1, 1)
+    return TurnRecord(
+        round_no, side, side, status, "r", "p", contract, None, "0" * 64, meta,
+        evidence_checks=checks,
+    )  # fmt: skip
+
+
+def _says(new: str = "", evidence: str = "", stances: tuple[StanceUpdate, ...] = ()) -> Contract:
+    return Contract(new_points=(NewPoint(new, evidence),) if new else (), stances=stances)
+
+
+# A panel of three: A raises I1, C raises I2 citing a line (checked); A agrees with I2 in
+# round 2 (not enough while B is present), then B's turn of round 2 fails (B is absent:
+# A's agree resolves I2, as a replay from the first turn finds); C checks the same cite
+# again (it now reads wrong-line: I2's check follows, though C's turn is not about I2);
+# B contests I2 in round 3, re-opening it.
+CITE = "src/app.py:4"
+PANEL_TURNS = (
+    _turn(1, "A", _says("tabs", "a1")),
+    _turn(1, "B", _says()),
+    _turn(1, "C", _says("spaces", f"see {CITE}"), EvidenceCheck(CITE, None, "verified")),
+    _turn(2, "A", _says(stances=(StanceUpdate("I2", "agree", "fair"),))),
+    _turn(2, "B", None),
+    _turn(2, "C", _says("mixed", f"again {CITE}"), EvidenceCheck(CITE, None, "wrong-line")),
+    _turn(3, "A", _says()),
+    _turn(3, "B", _says(stances=(StanceUpdate("I2", "contest", "no"),))),
+    _turn(3, "C", _says()),
+)
+
+
+def test_a_ledger_replayed_on_from_an_earlier_one_is_the_one_replayed_from_the_first_turn() -> None:
+    """ledger() replays only the turns after the longest ledger it made before (of the
+    same first turns, with the same seats present in their rounds): after each turn, the
+    run's ledger and every round's are a replay from scratch's, field for field, and an
+    issue no turn since changed is the same object (the saves keep its text)."""
+    cfg = config(role=ROLES[:3], agents=(SCRIPTED,))
+    state = RunState(run_id="20261202-000000-abcdef", config=cfg)
+    assert state.seats == ("A", "B", "C")
+    before, kept = state.ledger(), 0
+    for turn in PANEL_TURNS:
+        state.turns.append(turn)
+        for upto in (None, 1, 2, 3):
+            fresh = dataclasses.replace(state).ledger(upto)  # nothing kept: from scratch
+            assert ledger_to_dict(state.ledger(upto)) == ledger_to_dict(fresh)
+        was = {i.id: i for i in before.issues}
+        for issue in (now := state.ledger()).issues:
+            if issue.id in was and issue_to_dict(issue) == issue_to_dict(was[issue.id]):
+                assert issue is was[issue.id]
+                kept += 1
+        before = now
+    assert kept == 13  # of the 13 issues no turn changed (one turn to the next)
+    (_, i2, _) = state.ledger().issues
+    assert (i2.status, [c.status for c in i2.checks_c]) == ("open", ["wrong-line"])
+    assert state.ledger(2).issues[1].status == "resolved"  # B absent: A's agree did it
