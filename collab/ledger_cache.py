@@ -12,6 +12,7 @@ text).
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
@@ -34,10 +35,13 @@ class Made(NamedTuple):
     made_of: tuple[object, ...]  # (config, stance table, *turns)
     present: SeatsByRound  # for each round of the turns
     ledger: Ledger
+    # Read from state.json (RunState.keep_ledger), not replayed here: it answers for the
+    # whole run of exactly those turns, and nothing is replayed on from it.
+    stored: bool = False
 
 
 def _same(a: tuple[object, ...], b: tuple[object, ...]) -> bool:
-    return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
+    return len(a) == len(b) and all(map(operator.is_, a, b))
 
 
 class LedgerCache:
@@ -45,12 +49,13 @@ class LedgerCache:
         self._made: dict[int | None, Made] = {}  # the last one per ``upto_round``
 
     def find(self, upto_round: int | None, made_of: tuple[object, ...]) -> Ledger | None:
-        """The ledger kept for ``made_of``: ``upto_round``'s own, or a round's made of
-        the same turns (the run's once its last round is done; a ledger kept by
-        :meth:`keep` for the whole run stands only for the whole run's)."""
-        rounds = (v for k, v in self._made.items() if k is not None)
-        for made in (self._made.get(upto_round), *rounds):
-            if made is not None and _same(made.made_of, made_of):
+        """The ledger kept for ``made_of``: ``upto_round``'s own, or another's made of the
+        same turns (the run's is its last round's once that round is done); one read from
+        state.json stands only for the whole run's."""
+        for made in (self._made.get(upto_round), *self._made.values()):
+            if made is None or (made.stored and upto_round is not None):
+                continue
+            if _same(made.made_of, made_of):
                 self._made[upto_round] = made
                 return made.ledger
         return None
@@ -63,7 +68,8 @@ class LedgerCache:
         for made in self._made.values():
             n = len(made.made_of) - 2  # its turns
             if (
-                done < n <= len(made_of) - 2
+                not made.stored
+                and done < n
                 and _same(made.made_of, made_of[: n + 2])
                 and all(present[r] == seats for r, seats in made.present.items())
             ):

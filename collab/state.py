@@ -245,10 +245,11 @@ class RunState:
         return with_checks(ledger, {c.key(): c.status for t in turns for c in t.evidence_checks})
 
     def keep_ledger(self, ledger: Ledger) -> None:
-        """Take ``ledger`` as :meth:`ledger`'s answer for the turns held now (the one
-        state.json keeps: see :func:`stored_ledger`), as if it had been replayed."""
+        """Take ``ledger`` (the one state.json keeps: :func:`stored_ledger`) as :meth:`ledger`'s
+        answer for the turns held now, for the whole run only (collab.ledger_cache)."""
         made_of = (self.config, self.stance_table, *self.turns)
-        self._ledgers.keep(None, Made(made_of, present_in(self.turns, self.present), ledger))
+        present = present_in(self.turns, self.present)
+        self._ledgers.keep(None, Made(made_of, present, ledger, stored=True))
 
     def round_ledgers(self) -> list[Ledger]:
         return [self.ledger(r) for r in range(1, self.rounds_done() + 1)]

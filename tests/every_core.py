@@ -106,7 +106,8 @@ class EveryCore:
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.ran:
             files = f"{len(self.files)} file{'s' if len(self.files) != 1 else ''}"
-            terminalreporter.write_line(f"on every core: {self.ran} workers took {files}")
+            workers = f"{self.ran} worker{'s' if self.ran != 1 else ''}"
+            terminalreporter.write_line(f"on every core: {workers} took {files}")
 
 
 def _size(file: pytest.File) -> int:

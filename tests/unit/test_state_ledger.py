@@ -8,7 +8,7 @@ import dataclasses
 
 from collab.contract import Contract, NewPoint, StanceUpdate
 from collab.evidence import EvidenceCheck
-from collab.ledger import issue_to_dict, ledger_to_dict
+from collab.ledger import Ledger, issue_to_dict, ledger_to_dict
 from collab.runners.inprocess import SCRIPTED
 from collab.seats import Seat
 from collab.state import RunState
@@ -137,3 +137,19 @@ def test_a_ledger_replayed_on_from_an_earlier_one_is_the_one_replayed_from_the_f
     (_, i2, _) = state.ledger().issues
     assert (i2.status, [c.status for c in i2.checks_c]) == ("open", ["wrong-line"])
     assert state.ledger(2).issues[1].status == "resolved"  # B absent: A's agree did it
+
+
+def test_a_ledger_read_from_state_json_answers_for_the_whole_run_only() -> None:
+    """keep_ledger (a list of runs reads each run's ledger from its state.json): ledger()
+    is that one; a round's ledger, and the run's once it has another turn, are replayed
+    from the turns — never taken from, or replayed on from, the one read."""
+    state = b_agrees().state
+    assert [i.status for i in state.ledger().issues] == ["resolved"]
+    read = dataclasses.replace(state)
+    stored = Ledger(())  # a ledger no replay of these turns makes: it shows where it is used
+    read.keep_ledger(stored)
+    assert read.ledger() is stored
+    for upto in (1, 2, 3):
+        assert read.ledger(upto) == replayed(state, upto) != stored
+    read.turns.append(dataclasses.replace(state.turns[-1], round_no=4))
+    assert read.ledger() == replayed(read) != stored
