@@ -185,7 +185,6 @@ class Prompts:
         (round, seat) of each seat that answered no turn of a round."""
         cap = DEFAULT_LIMITS.max_evidence_chars
         order = labels.order()
-        first, second = order[0], order[1]
 
         def hide(text: str, limit: int) -> str:
             return for_prompt(labels.hide(text).strip(), limit)
@@ -198,11 +197,13 @@ class Prompts:
                     i, prompt_cell(labels.hide(i.title), DEFAULT_LIMITS.max_title_chars)
                 ),
                 raised_by=labels.label(i.raised_by),
-                evidence_1=prompt_cell(labels.hide(i.evidence(first)), cap),
-                evidence_2=prompt_cell(labels.hide(i.evidence(second)), cap),
-                evidence=tuple(prompt_cell(labels.hide(i.evidence(s)), cap) for s in order),
+                evidence_1=evidence[0],
+                evidence_2=evidence[1],
+                evidence=evidence,
             )
             for i in ledger.issues
+            # Position 1's and 2's evidence are the first two of every Position's.
+            for evidence in [tuple(prompt_cell(labels.hide(i.evidence(s)), cap) for s in order)]
         ]
         turns = [
             JudgeTurn(
@@ -309,18 +310,31 @@ class Prompts:
         if path is None:
             raise TemplateError(f"angles.toml not found in {self._dirs[-1]}")
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            st = path.stat()
+        except OSError as exc:
             raise TemplateError(f"{path}: {exc}") from None
-        raw = data.get("angles")
-        if not isinstance(raw, list) or not raw:
-            raise TemplateError(f"{path}: 'angles' must be a non-empty list of strings")
-        angles: list[str] = []
-        for n, item in enumerate(raw, start=1):
-            if not isinstance(item, str) or not item.strip():
-                raise TemplateError(f"{path}: angle {n} must be a non-empty string")
-            angles.append(item.strip())
-        return tuple(angles)
+        return _angles(str(path), st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=8)
+def _angles(path: str, mtime_ns: int, size: int) -> tuple[str, ...]:
+    """An angles file's angles, parsed once per version of the file (its path, mtime and
+    size, as the templates' ``auto_reload``): every run of a process, and the plan's
+    prompts and the run's, read the same file. A broken file raises every time."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = tomllib.loads(fh.read())
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise TemplateError(f"{path}: {exc}") from None
+    raw = data.get("angles")
+    if not isinstance(raw, list) or not raw:
+        raise TemplateError(f"{path}: 'angles' must be a non-empty list of strings")
+    angles: list[str] = []
+    for n, item in enumerate(raw, start=1):
+        if not isinstance(item, str) or not item.strip():
+            raise TemplateError(f"{path}: angle {n} must be a non-empty string")
+        angles.append(item.strip())
+    return tuple(angles)
 
 
 def decision_view(cfg: DebateConfig, hide: Callable[[str], str] | None = None) -> dict[str, object]:
