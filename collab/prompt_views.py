@@ -140,7 +140,7 @@ def speaker(cfg: DebateConfig, side: Side) -> dict[str, object]:
     is made once (in seat order), then shown wherever the prompt names that seat."""
     views = [role_view(r) for r in cfg.roles]
     me = views[seat_index(side)]
-    others = [v for s, v in zip(cfg.seats, views, strict=True) if s != side]
+    others = [views[n] for n, s in enumerate(cfg.seats) if s != side]
     joined = [o.name for o in others]
     comma, conj = _COMMA[cfg.lang], _AND[cfg.lang]
     name = comma.join(joined[:-1]) + conj + joined[-1] if len(joined) > 1 else joined[0]
