@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import tomllib
 from collections.abc import Callable, Sequence
+from typing import cast
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template, TemplateSyntaxError
 from jinja2 import TemplateError as JinjaError
@@ -94,6 +95,7 @@ class Prompts:
         self._env = _environment(tuple(str(d) for d in searched), overrides)
         self._templates = {name: self._load(name) for name in _TEMPLATES}
         self._angles = self._load_angles()
+        self._speakers: dict[Side, tuple[DebateConfig, dict[str, object]]] = {}
 
     def role(
         self,
@@ -118,7 +120,7 @@ class Prompts:
             recent = [t for t in recent if t.round_no != round_no]
         return self._render(
             "role.md.j2",
-            **speaker(cfg, side),
+            **self._speaker(cfg, side),
             round_no=round_no,
             rounds=cfg.rounds,
             contexts=[
@@ -162,7 +164,7 @@ class Prompts:
         prev = for_prompt(previous.strip(), PROMPT_REPLY_FACTOR * cfg.max_chars) if previous else ""
         return self._render(
             "reask.md.j2",
-            **speaker(cfg, side),
+            **self._speaker(cfg, side),
             error=for_prompt(error.strip(), MAX_ERROR_CHARS) or "(no details)",
             previous=prev or None,
             issues=[issue_row(i, LEDGER_EVIDENCE_CHARS, cfg.seats) for i in ledger.issues],
@@ -267,7 +269,7 @@ class Prompts:
             view: dict[str, object] = {"topic": for_prompt(cfg.topic.strip(), MAX_TOPIC_CHARS)}
             question = hide(question)
         else:
-            view = speaker(cfg, seat)
+            view = self._speaker(cfg, seat)
             names = list(cfg.seats)
             issues = [issue_row(i, cap, cfg.seats) for i in ledger.issues]
         return self._render(
@@ -283,6 +285,18 @@ class Prompts:
             max_chars=cfg.max_chars,
             **decision_view(cfg, judge_hide),
         )
+
+    def _speaker(self, cfg: DebateConfig, side: Side) -> dict[str, object]:
+        """:func:`speaker`'s view of ``side``, made once per seat for as long as the prompts
+        are for one config (the same frozen object: every prompt of a run)."""
+        kept = self._speakers.get(side)
+        if kept is None or kept[0] is not cfg:
+            kept = (cfg, speaker(cfg, side))
+            self._speakers[side] = kept
+        view = dict(kept[1])
+        for key in ("seat_names", "seats"):  # its lists the caller's own, as a new view's
+            view[key] = list(cast("list[str]", view[key]))
+        return view
 
     def angle(self, index: int) -> str:
         """The ``index``-th "new angle" text, cycling through angles.toml."""
