@@ -48,6 +48,8 @@ HEARTBEAT_EVERY = 3.0
 FIRST_GUESS = 30.0
 
 Sink = Callable[[Logged], None]
+# ``json.dumps(doc, ensure_ascii=False)``'s encoder, made once instead of on every line.
+_LINE = json.JSONEncoder(ensure_ascii=False)
 # Whose text is coalesced: (round, side) of a turn, (0, "judge") for the Judge.
 _Key = tuple[int, Speaker]
 
@@ -196,7 +198,7 @@ class JsonlFile:
     def __call__(self, logged: Logged) -> None:
         if self.failed is not None or self._fd < 0:
             return
-        line = json.dumps(clean_tree(logged.to_json()), ensure_ascii=False) + "\n"
+        line = _LINE.encode(clean_tree(logged.to_json())) + "\n"
         data = memoryview(line.encode("utf-8"))
         try:
             while data:

@@ -13,7 +13,7 @@ from collab.evidence import FAILED, marks
 from collab.ledger import Issue, Ledger
 from collab.options import MAX_TOPIC_CHARS
 from collab.presets import MAX_ROLE_DESCRIPTION_CHARS, MAX_ROLE_NAME_CHARS
-from collab.seats import SEATS, Side
+from collab.seats import SEATS, Side, seat_index
 from collab.text import for_prompt, prompt_cell, prompt_line
 
 MAX_CONTEXT_CHARS_PER_FILE = 20_000
@@ -136,8 +136,11 @@ _COMMA = {"en": ", ", "ja": "、"}
 
 def speaker(cfg: DebateConfig, side: Side) -> dict[str, object]:
     """What every debater-facing prompt shows: the topic, who speaks, who answers (the
-    other seats: one opponent, or a panel's others as one joined name)."""
-    others = [role_view(cfg.role(s)) for s in cfg.seats if s != side]
+    other seats: one opponent, or a panel's others as one joined name). Each seat's view
+    is made once (in seat order), then shown wherever the prompt names that seat."""
+    views = [role_view(r) for r in cfg.roles]
+    me = views[seat_index(side)]
+    others = [views[n] for n, s in enumerate(cfg.seats) if s != side]
     joined = [o.name for o in others]
     comma, conj = _COMMA[cfg.lang], _AND[cfg.lang]
     name = comma.join(joined[:-1]) + conj + joined[-1] if len(joined) > 1 else joined[0]
@@ -152,13 +155,13 @@ def speaker(cfg: DebateConfig, side: Side) -> dict[str, object]:
     )
     return {
         "topic": for_prompt(cfg.topic.strip(), MAX_TOPIC_CHARS),
-        "me": role_view(cfg.role(side)),
+        "me": me,
         "opponent": opponent,
-        "role_a": role_view(cfg.role_a),
-        "role_b": role_view(cfg.role_b),
+        "role_a": views[0],
+        "role_b": views[1],
         "panel": len(cfg.seats) > 2,
         "quorum": cfg.quorum,
-        "seat_names": [f"{r.side} = {r.name}" for r in map(role_view, cfg.roles)],
+        "seat_names": [f"{v.side} = {v.name}" for v in views],
         "seats": list(cfg.seats),
     }
 

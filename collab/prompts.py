@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import tomllib
 from collections.abc import Callable, Sequence
+from typing import cast
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template, TemplateSyntaxError
 from jinja2 import TemplateError as JinjaError
@@ -94,6 +95,7 @@ class Prompts:
         self._env = _environment(tuple(str(d) for d in searched), overrides)
         self._templates = {name: self._load(name) for name in _TEMPLATES}
         self._angles = self._load_angles()
+        self._speakers: dict[Side, tuple[DebateConfig, dict[str, object]]] = {}
 
     def role(
         self,
@@ -118,7 +120,7 @@ class Prompts:
             recent = [t for t in recent if t.round_no != round_no]
         return self._render(
             "role.md.j2",
-            **speaker(cfg, side),
+            **self._speaker(cfg, side),
             round_no=round_no,
             rounds=cfg.rounds,
             contexts=[
@@ -162,7 +164,7 @@ class Prompts:
         prev = for_prompt(previous.strip(), PROMPT_REPLY_FACTOR * cfg.max_chars) if previous else ""
         return self._render(
             "reask.md.j2",
-            **speaker(cfg, side),
+            **self._speaker(cfg, side),
             error=for_prompt(error.strip(), MAX_ERROR_CHARS) or "(no details)",
             previous=prev or None,
             issues=[issue_row(i, LEDGER_EVIDENCE_CHARS, cfg.seats) for i in ledger.issues],
@@ -185,32 +187,40 @@ class Prompts:
         (round, seat) of each seat that answered no turn of a round."""
         cap = DEFAULT_LIMITS.max_evidence_chars
         order = labels.order()
-        first, second = order[0], order[1]
-
-        def hide(text: str, limit: int) -> str:
-            return for_prompt(labels.hide(text).strip(), limit)
-
-        issues = [
-            JudgeIssue(
-                id=prompt_cell(i.id, 16),
-                status=i.status,
-                title=rated_title(
-                    i, prompt_cell(labels.hide(i.title), DEFAULT_LIMITS.max_title_chars)
-                ),
-                raised_by=labels.label(i.raised_by),
-                evidence_1=prompt_cell(labels.hide(i.evidence(first)), cap),
-                evidence_2=prompt_cell(labels.hide(i.evidence(second)), cap),
-                evidence=tuple(prompt_cell(labels.hide(i.evidence(s)), cap) for s in order),
+        # Every title, evidence and reply hidden in one pass (the same text as one each).
+        hidden = iter(
+            hide_all(
+                labels,
+                [
+                    *(text for i in ledger.issues for text in (i.title, *map(i.evidence, order))),
+                    *(t.prose for t in history),
+                ],
             )
-            for i in ledger.issues
-        ]
+        )
+        issues = []
+        for i in ledger.issues:
+            title = prompt_cell(next(hidden), DEFAULT_LIMITS.max_title_chars)
+            # Position 1's and 2's evidence are the first two of every Position's.
+            evidence = tuple(prompt_cell(next(hidden), cap) for _ in order)
+            issues.append(
+                JudgeIssue(
+                    id=prompt_cell(i.id, 16),
+                    status=i.status,
+                    title=rated_title(i, title),
+                    raised_by=labels.label(i.raised_by),
+                    evidence_1=evidence[0],
+                    evidence_2=evidence[1],
+                    evidence=evidence,
+                )
+            )
         turns = [
             JudgeTurn(
                 round_no=t.round_no,
                 label=labels.label(t.side),
                 position=order.index(t.side) + 1,
                 status=prompt_line(t.status, 20),
-                prose=hide(t.prose, PROMPT_REPLY_FACTOR * cfg.max_chars) or "(empty)",
+                prose=for_prompt(next(hidden).strip(), PROMPT_REPLY_FACTOR * cfg.max_chars)
+                or "(empty)",
             )
             for t in history
         ]
@@ -266,7 +276,7 @@ class Prompts:
             view: dict[str, object] = {"topic": for_prompt(cfg.topic.strip(), MAX_TOPIC_CHARS)}
             question = hide(question)
         else:
-            view = speaker(cfg, seat)
+            view = self._speaker(cfg, seat)
             names = list(cfg.seats)
             issues = [issue_row(i, cap, cfg.seats) for i in ledger.issues]
         return self._render(
@@ -282,6 +292,18 @@ class Prompts:
             max_chars=cfg.max_chars,
             **decision_view(cfg, judge_hide),
         )
+
+    def _speaker(self, cfg: DebateConfig, side: Side) -> dict[str, object]:
+        """:func:`speaker`'s view of ``side``, made once per seat for as long as the prompts
+        are for one config (the same frozen object: every prompt of a run)."""
+        kept = self._speakers.get(side)
+        if kept is None or kept[0] is not cfg:
+            kept = (cfg, speaker(cfg, side))
+            self._speakers[side] = kept
+        view = dict(kept[1])
+        for key in ("seat_names", "seats"):  # its lists the caller's own, as a new view's
+            view[key] = list(cast("list[str]", view[key]))
+        return view
 
     def angle(self, index: int) -> str:
         """The ``index``-th "new angle" text, cycling through angles.toml."""
@@ -309,18 +331,46 @@ class Prompts:
         if path is None:
             raise TemplateError(f"angles.toml not found in {self._dirs[-1]}")
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            st = path.stat()
+        except OSError as exc:
             raise TemplateError(f"{path}: {exc}") from None
-        raw = data.get("angles")
-        if not isinstance(raw, list) or not raw:
-            raise TemplateError(f"{path}: 'angles' must be a non-empty list of strings")
-        angles: list[str] = []
-        for n, item in enumerate(raw, start=1):
-            if not isinstance(item, str) or not item.strip():
-                raise TemplateError(f"{path}: angle {n} must be a non-empty string")
-            angles.append(item.strip())
-        return tuple(angles)
+        return _angles(str(path), st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=8)
+def _angles(path: str, mtime_ns: int, size: int) -> tuple[str, ...]:
+    """An angles file's angles, parsed once per version of the file (its path, mtime and
+    size, as the templates' ``auto_reload``): every run of a process, and the plan's
+    prompts and the run's, read the same file. A broken file raises every time."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = tomllib.loads(fh.read())
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise TemplateError(f"{path}: {exc}") from None
+    raw = data.get("angles")
+    if not isinstance(raw, list) or not raw:
+        raise TemplateError(f"{path}: 'angles' must be a non-empty list of strings")
+    angles: list[str] = []
+    for n, item in enumerate(raw, start=1):
+        if not isinstance(item, str) or not item.strip():
+            raise TemplateError(f"{path}: angle {n} must be a non-empty string")
+        angles.append(item.strip())
+    return tuple(angles)
+
+
+# Joins the texts :func:`hide_all` hides in one pass: not a word character (a name is
+# matched only between non-word characters, as at a text's start and end).
+_APART = "\x1e"
+
+
+def hide_all(labels: Labels, texts: Sequence[str]) -> list[str]:
+    """``[labels.hide(t) for t in texts]``, in one pass over the texts joined (a Judge
+    prompt hides some 25): a name can match neither across the separator nor differently
+    beside it. When a text or a name holds the separator, each text alone."""
+    names = (*labels.seat_names().values(), *map(labels.label, labels.order()))
+    if any(_APART in t for t in (*texts, *names)):
+        return [labels.hide(t) for t in texts]
+    return labels.hide(_APART.join(texts)).split(_APART) if texts else []
 
 
 def decision_view(cfg: DebateConfig, hide: Callable[[str], str] | None = None) -> dict[str, object]:

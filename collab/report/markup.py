@@ -155,22 +155,23 @@ def answer_first(md: str) -> str:
         n: len(m.group(1)) for n, line in enumerate(lines)
         if n not in code and (m := _ATX.match(line))
     }  # fmt: skip
-    named = [level for n, level in levels.items() if section_of(lines[n]) is not None]
+    found = {n: section_of(lines[n]) for n in levels}  # each heading's section, read once
+    named = [level for n, level in levels.items() if found[n] is not None]
     cut = min(named, default=2)
     preamble: list[str] = []
-    sections: list[list[str]] = []
+    sections: list[tuple[int, list[str]]] = []  # (its heading's line number, its lines)
     for n, line in enumerate(lines):
         if levels.get(n) == cut:
-            sections.append([line])
+            sections.append((n, [line]))
         elif sections:
-            sections[-1].append(line)
+            sections[-1][1].append(line)
         else:
             preamble.append(line)
 
-    def rank(section: list[str]) -> int:
-        found = section_of(section[0])
-        key = None if found is None else found.key
+    def rank(section: tuple[int, list[str]]) -> int:
+        section_found = found[section[0]]
+        key = None if section_found is None else section_found.key
         return ANSWER_FIRST.index(key) if key in ANSWER_FIRST else len(ANSWER_FIRST)
 
     ordered = sorted(sections, key=rank)  # stable: the others keep their order
-    return "\n".join(preamble + [line for s in ordered for line in s]) + "\n"
+    return "\n".join(preamble + [line for _, s in ordered for line in s]) + "\n"

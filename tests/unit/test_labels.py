@@ -95,3 +95,18 @@ def test_a_panels_position_order_is_any_order_of_its_seats(n: int) -> None:
     assert all(600 / n * 0.7 < first[s] < 600 / n * 1.3 for s in seats), first
     if n == 3:
         assert len(set(orders)) == 6
+
+
+def test_hiding_many_texts_at_once_hides_each_as_alone() -> None:
+    """The Judge prompt hides its titles, evidence and replies in one pass: each comes
+    back as hiding it alone would, a name at a text's very start or end included, and
+    a text or a name that holds the pass's separator is hidden alone."""
+    from collab.prompts import hide_all
+
+    texts = [r.text for r in ROWS] + ["", "Advocate", "Role B", "x Advocate", "Advocate x", ""]
+    assert hide_all(L, texts) == [L.hide(t) for t in texts]
+    assert hide_all(L, []) == []
+    odd = ["Advocate\x1eRole A", "Devil's Advocate"]
+    assert hide_all(L, odd) == ["Position 2\x1ePosition 2", "Position 1"]
+    named = Labels(first="A", name_a="Al\x1eBo", name_b="Cy")
+    assert hide_all(named, ["Al", "Bo", "Cy"]) == ["Al", "Bo", "Position 2"]

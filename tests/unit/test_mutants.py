@@ -13,6 +13,7 @@ from collab.convergence import Decision, check, circular_ids, same_text
 from collab.judge.answer import finish, merged_meta, missing_sections, skipped_open_ids
 from collab.judge.labels import Labels, first_side
 from collab.ledger import Issue, Ledger, replay
+from collab.seats import Side
 from collab.text import md_cell, truncate
 from collab.turns import AgentMeta
 
@@ -439,3 +440,18 @@ def test_a_seat_answers_every_other_seat_by_name(n: int, lang: str, others: str)
     # their seats and names joined, no one description
     described = "Bo argues" if n == 2 else ""
     assert speaker(cfg, "A")["opponent"] == RoleView("/".join("BCDE"[: n - 1]), others, described)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("side", ["A", "B", "C"])
+def test_every_seat_sees_each_role_under_its_own_seat(side: Side) -> None:
+    """Whichever seat speaks: itself, Role A and Role B (the re-ask's ledger key) and the
+    list of seats are each seat's own role."""
+    from collab.config import DebateConfig, Role
+    from collab.prompt_views import RoleView, speaker
+
+    al, bo, cy = Role("A", "Al", "Al argues"), Role("B", "Bo", "Bo argues"), Role("C", "Cy", "Cy")
+    cfg = DebateConfig("T", al, bo, more_roles=(cy,))
+    view = speaker(cfg, side)
+    own = {r.side: RoleView(r.side, r.name, r.description) for r in (al, bo, cy)}
+    assert (view["me"], view["role_a"], view["role_b"]) == (own[side], own["A"], own["B"])
+    assert view["seat_names"] == ["A = Al", "B = Bo", "C = Cy"]
