@@ -52,10 +52,8 @@ class LedgerCache:
         """The ledger kept for ``made_of``: ``upto_round``'s own, or another's made of the
         same turns (the run's is its last round's once that round is done); one read from
         state.json stands only for the whole run's."""
-        for made in (self._made.get(upto_round), *self._made.values()):
-            if made is None or (made.stored and upto_round is not None):
-                continue
-            if _same(made.made_of, made_of):
+        for made in self._made.values():
+            if _same(made.made_of, made_of) and not (made.stored and upto_round is not None):
                 self._made[upto_round] = made
                 return made.ledger
         return None
