@@ -48,8 +48,8 @@ _TEST_THRESHOLDS = (5000, 20, 100)
 @contextlib.contextmanager
 def _collector_for_tests() -> Iterator[None]:
     """The collector's thresholds raised while the session's unit tests run, and put back
-    after. Set where ``scratch`` is: before the fork when the suite runs on every core, so
-    that every worker inherits them. The collector stays on (tests/unit/test_cli_gc.py)."""
+    after: in each worker when the suite runs on every core (its session fixtures are its
+    own). The collector stays on (tests/unit/test_cli_gc.py)."""
     was = gc.get_threshold()
     gc.set_threshold(*_TEST_THRESHOLDS)
     try:
