@@ -273,6 +273,21 @@ def _status(status: int | None) -> str:
     return f"exit code {os.waitstatus_to_exitcode(status)}"
 
 
+def _capture_of_its_own(config: pytest.Config) -> None:
+    """pytest's global capture (``--capture=fd``, the default) made anew in this worker: the
+    one forked from the main process writes to the main process's temporary files, which
+    every worker would share (one offset, one file): a test's captured output read, and
+    the file truncated, with another worker's in it or its own gone."""
+    capman = config.pluginmanager.getplugin("capturemanager")
+    capturing = None if capman is None else capman._global_capturing
+    if capturing is None:
+        return
+    capturing.stop_capturing()  # (suspended here: nothing to read; its files closed here only)
+    capman._global_capturing = None
+    capman.start_global_capturing()
+    capman.suspend_global_capture()
+
+
 class _Run:
     """A worker: takes files off the queue until it is empty, and says what it did."""
 
@@ -296,6 +311,7 @@ class _Run:
         if terminal is not None:
             terminal._tw = type(terminal._tw)(file=Path(os.devnull).open("w"))  # noqa: SIM115
         self.config.pluginmanager.register(self, "every_core_worker")
+        _capture_of_its_own(self.config)
         signal.signal(signal.SIGINT, self._on_interrupt)
         try:
             items = self._take()

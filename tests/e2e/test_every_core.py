@@ -254,3 +254,41 @@ def test_ctrl_c_stops_each_worker_after_its_test_and_tears_down(tree: Path, tmp_
     assert not (marks / "ran-after").exists(), out
     assert len(list(marks.glob("session-*"))) == 2, list(marks.iterdir())
     assert "passed" in out.strip().splitlines()[-1], out
+
+
+PRINTS = """
+import os
+from tests.helpers import wait_until
+
+def test_prints_then_fails():
+    me, other = os.path.basename(__file__)[:-3], "{other}"
+    print(f"printed by {{me}}")
+    open(os.path.join(os.environ["MARKS"], f"printed-{{me}}"), "w").close()
+    # (the other worker prints too before either's output is read)
+    printed = os.path.join(os.environ["MARKS"], f"printed-{{other}}")
+    assert wait_until(lambda: os.path.exists(printed), 60)
+    assert False, me
+
+def test_after_it():  # (a worker takes the next file before its file's last test)
+    pass
+"""
+
+
+def test_each_worker_captures_its_own_tests_output(tree: Path, tmp_path: Path) -> None:
+    """Two tests that print at once in two workers: each failure shows what its own test
+    printed, as in one process (not the other's, not nothing)."""
+    for name in FILES:
+        (tree / name).unlink()
+    (tree / "test_one.py").write_text(PRINTS.format(other="test_two"), encoding="utf-8")
+    (tree / "test_two.py").write_text(PRINTS.format(other="test_one"), encoding="utf-8")
+    code, out = run(tree, marks=marks_dir(tmp_path, "every"))
+    assert code == 1 and summary(out) == "2 failed, 2 passed", out
+    sections = dict(
+        re.findall(
+            r"_ test_prints_then_fails _+\n.*?AssertionError: (test_\w+)\n"
+            r".*?Captured stdout call -+\n(.*?)(?=\n_|\n=|\non every core)",
+            out,
+            re.S,
+        )
+    )
+    assert sections == {"test_one": "printed by test_one", "test_two": "printed by test_two"}, out
