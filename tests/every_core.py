@@ -238,10 +238,12 @@ def _replay(
             report = hook.pytest_report_from_serializable(config=config, data=data)
             errors += report.failed
             hook.pytest_collectreport(report=report)
+        elif kind == "warning" and data["when"] == "collect":
+            hook.pytest_warning_recorded.call_historic(kwargs=data)
     if terminal is not None:
         terminal.report_collect(True)
     for kind, data in results:
-        if kind == "warning":
+        if kind == "warning" and data["when"] != "collect":
             hook.pytest_warning_recorded.call_historic(kwargs=data)
         elif kind == "test":
             report = hook.pytest_report_from_serializable(config=config, data=data)
@@ -350,13 +352,23 @@ class _Run:
                 return None
             file = self.files[_INDEX.unpack(raw)[0]]
             self._send(("file", file.nodeid))
-            items = self._collect(file)
-            self.collected += len(items)
-            self.config.hook.pytest_collection_modifyitems(
-                session=self.session, config=self.config, items=items
-            )
+            with self._collect_warnings():  # (pytest's own pytest_collection does the same)
+                items = self._collect(file)
+                self.collected += len(items)
+                self.config.hook.pytest_collection_modifyitems(
+                    session=self.session, config=self.config, items=items
+                )
             if items:
                 return items
+
+    def _collect_warnings(self) -> contextlib.AbstractContextManager[None]:
+        """The warnings a file's import and collection give, recorded as pytest records them
+        while it collects (``when="collect"``: the warnings summary), unless ``-p no:warnings``."""
+        if not self.config.pluginmanager.has_plugin("warnings"):
+            return contextlib.nullcontext()
+        from _pytest.warnings import catch_warnings_for_item
+
+        return catch_warnings_for_item(self.config, self.config.hook, when="collect", item=None)
 
     def _collect(self, file: pytest.File) -> list[pytest.Item]:
         """Its tests, collected with the cyclic GC off (tests/conftest.py's

@@ -292,3 +292,19 @@ def test_each_worker_captures_its_own_tests_output(tree: Path, tmp_path: Path) -
         )
     )
     assert sections == {"test_one": "printed by test_one", "test_two": "printed by test_two"}, out
+
+
+def test_a_warning_while_collecting_is_in_the_summary_as_in_one_process(
+    tree: Path, tmp_path: Path
+) -> None:
+    (tree / "test_warns_on_import.py").write_text(
+        'import warnings\n\nwarnings.warn("given on import", UserWarning)\n\n'
+        "def test_imported():\n    pass\n",
+        encoding="utf-8",
+    )
+    _, one = run(tree, "-p", "no:every_core", marks=marks_dir(tmp_path, "one"))
+    _, out = run(tree, marks=marks_dir(tmp_path, "every"))
+    assert "2 warnings" in summary(one), one
+    assert summary(out) == summary(one), out
+    for text in (one, out):
+        assert "test_warns_on_import.py:3: UserWarning: given on import" in text, text
