@@ -127,7 +127,7 @@ class _Worker:
     pipe: int  # the main process's end: the worker's messages
     number: int
     status: int | None = None
-    file: str | None = None  # the file it last took
+    file: str | None = None  # the file it was at last (collecting it, or running a test of it)
     done: bool = False
     buffer: bytearray = field(default_factory=bytearray)
 
@@ -275,6 +275,11 @@ def _status(status: int | None) -> str:
     return f"exit code {os.waitstatus_to_exitcode(status)}"
 
 
+def _file_of(item: pytest.Item) -> str:
+    file = item.getparent(pytest.File)
+    return item.nodeid.split("::")[0] if file is None else file.nodeid
+
+
 def _capture_of_its_own(config: pytest.Config) -> None:
     """pytest's global capture (``--capture=fd``, the default) made anew in this worker: the
     one forked from the main process writes to the main process's temporary files, which
@@ -305,6 +310,7 @@ class _Run:
         self.collected = 0
         self.deselected: list[str] = []
         self.interrupted = False
+        self.file = ""  # the last file it said it was at
 
     def run(self) -> int:
         # This process prints nothing (the main one replays what it reports), but keeps the
@@ -318,9 +324,11 @@ class _Run:
         try:
             items = self._take()
             while items is not None:
+                self._at(_file_of(items[0]))
                 for item, following in itertools.pairwise(items):
                     self._protocol(item, following)
                 after = self._take()  # the last test's teardown depends on what follows
+                self._at(_file_of(items[-1]))  # (not the file just taken: a crash is here)
                 self._protocol(items[-1], after[0] if after else None)
                 self._send(("results", self.results))
                 self.results = []
@@ -334,6 +342,13 @@ class _Run:
         self._send(("counts", self.collected, self.deselected))
         self._send(("done",))
         return 0
+
+    def _at(self, file: str) -> None:
+        """Says which file this worker is at (collecting, or running a test of): the one a
+        crash is reported in."""
+        if file != self.file:
+            self.file = file
+            self._send(("file", file))
 
     def _on_interrupt(self, signum: int, frame: object) -> None:
         self.interrupted = True
@@ -351,7 +366,7 @@ class _Run:
             if len(raw) < _INDEX.size:
                 return None
             file = self.files[_INDEX.unpack(raw)[0]]
-            self._send(("file", file.nodeid))
+            self._at(file.nodeid)
             with self._collect_warnings():  # (pytest's own pytest_collection does the same)
                 items = self._collect(file)
                 self.collected += len(items)

@@ -308,3 +308,19 @@ def test_a_warning_while_collecting_is_in_the_summary_as_in_one_process(
     assert summary(out) == summary(one), out
     for text in (one, out):
         assert "test_warns_on_import.py:3: UserWarning: given on import" in text, text
+
+
+def test_a_worker_that_dies_is_reported_in_the_file_it_died_in(tree: Path, tmp_path: Path) -> None:
+    """One worker: it takes the next file (test_more.py) before its file's last test, which
+    ends the worker; the report names the file of that test."""
+    (tree / "conftest.py").write_text(CONFTEST.replace("EveryCore(2)", "EveryCore(1)"), "utf-8")
+    for name in FILES:
+        if name != "test_more.py":
+            (tree / name).unlink()
+    (tree / "test_dies.py").write_text(  # the largest file: taken first
+        "import os\n\n" + "# padding\n" * 500 + "def test_leaves():\n    os._exit(3)\n",
+        encoding="utf-8",
+    )
+    code, out = run(tree, marks=marks_dir(tmp_path, "every"))
+    assert code == 1, out
+    assert "worker 1 ended early (exit code 3) in test_dies.py:" in out, out
