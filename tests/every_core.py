@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import io
 import itertools
 import os
 import pickle
@@ -239,12 +240,12 @@ def _replay(
             errors += report.failed
             hook.pytest_collectreport(report=report)
         elif kind == "warning" and data["when"] == "collect":
-            hook.pytest_warning_recorded.call_historic(kwargs=data)
+            hook.pytest_warning_recorded.call_historic(kwargs=_warning(data))
     if terminal is not None:
         terminal.report_collect(True)
     for kind, data in results:
         if kind == "warning" and data["when"] != "collect":
-            hook.pytest_warning_recorded.call_historic(kwargs=data)
+            hook.pytest_warning_recorded.call_historic(kwargs=_warning(data))
         elif kind == "test":
             report = hook.pytest_report_from_serializable(config=config, data=data)
             if report.when == "setup":  # the terminal names each file as its first test starts
@@ -427,12 +428,36 @@ class _Run:
     ) -> None:
         w = warning_message
         message = warnings.WarningMessage(w.message, w.category, w.filename, w.lineno, line=w.line)
-        try:  # (without its source object)
-            pickle.dumps(message)
-        except Exception:  # a warning of a class that does not pickle: its text, as a UserWarning
-            message = warnings.WarningMessage(
-                UserWarning(f"{w.category.__name__}: {w.message}"),
-                UserWarning, w.filename, w.lineno, line=w.line,
-            )  # fmt: skip
-        kwargs = {"warning_message": message, "when": when, "nodeid": nodeid, "location": location}
+        try:  # (without its source object) pickled alone: the main process may not unpickle it
+            pickled: bytes | None = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception:
+            pickled = None
+        text = warnings.WarningMessage(
+            UserWarning(f"{w.category.__name__}: {w.message}"),
+            UserWarning, w.filename, w.lineno, line=w.line,
+        )  # fmt: skip
+        kwargs = {"warning_message": (pickled, text), "when": when, "nodeid": nodeid,
+                  "location": location}  # fmt: skip
         self.results.append(("warning", kwargs))
+
+
+class _Known(pickle.Unpickler):
+    """Unpickles what refers to modules this process has imported only: not a test
+    module's class (it would import the test module here, or fail)."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if module not in sys.modules:
+            raise pickle.UnpicklingError(f"{module} is not imported here")
+        return super().find_class(module, name)
+
+
+def _warning(data: dict[str, Any]) -> dict[str, Any]:
+    """A worker's warning as pytest_warning_recorded's arguments: the warning itself, or,
+    when it does not unpickle here (a class of a test module's, or one that takes other
+    arguments than it keeps), its text as a UserWarning."""
+    pickled, text = data["warning_message"]
+    try:
+        message = text if pickled is None else _Known(io.BytesIO(pickled)).load()
+    except Exception:
+        message = text
+    return {**data, "warning_message": message}

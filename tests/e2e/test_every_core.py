@@ -324,3 +324,36 @@ def test_a_worker_that_dies_is_reported_in_the_file_it_died_in(tree: Path, tmp_p
     code, out = run(tree, marks=marks_dir(tmp_path, "every"))
     assert code == 1, out
     assert "worker 1 ended early (exit code 3) in test_dies.py:" in out, out
+
+
+OWN_WARNINGS = """
+import warnings
+
+class OfItsOwn(UserWarning):
+    pass
+
+class TakesTwo(UserWarning):
+    def __init__(self, a, b):
+        super().__init__(f"{a} and {b}")
+
+def test_warns_its_own():
+    warnings.warn(OfItsOwn("a class of this module"))
+
+def test_warns_one_that_takes_two():
+    warnings.warn(TakesTwo("one", "two"))
+"""
+
+
+def test_a_warning_of_a_class_the_main_process_cannot_unpickle_is_reported(
+    tree: Path, tmp_path: Path
+) -> None:
+    """A warning class of a test module (the main process never imports it), or one that
+    does not unpickle: reported by its text, and the run goes on as in one process."""
+    for name in FILES:
+        (tree / name).unlink()
+    (tree / "sub").mkdir()  # (a folder: "prepend" puts it on sys.path of the worker only)
+    (tree / "sub" / "test_own_warnings.py").write_text(OWN_WARNINGS, encoding="utf-8")
+    _, one = run(tree, "-p", "no:every_core", marks=marks_dir(tmp_path, "one"))
+    code, out = run(tree, marks=marks_dir(tmp_path, "every"))
+    assert code == 0 and summary(out) == summary(one) == "2 passed, 2 warnings", out
+    assert "OfItsOwn: a class of this module" in out and "TakesTwo: one and two" in out, out
