@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import io
 import itertools
 import os
 import pickle
@@ -127,7 +128,7 @@ class _Worker:
     pipe: int  # the main process's end: the worker's messages
     number: int
     status: int | None = None
-    file: str | None = None  # the file it last took
+    file: str | None = None  # the file it was at last (collecting it, or running a test of it)
     done: bool = False
     buffer: bytearray = field(default_factory=bytearray)
 
@@ -238,11 +239,13 @@ def _replay(
             report = hook.pytest_report_from_serializable(config=config, data=data)
             errors += report.failed
             hook.pytest_collectreport(report=report)
+        elif kind == "warning" and data["when"] == "collect":
+            hook.pytest_warning_recorded.call_historic(kwargs=_warning(data))
     if terminal is not None:
         terminal.report_collect(True)
     for kind, data in results:
-        if kind == "warning":
-            hook.pytest_warning_recorded.call_historic(kwargs=data)
+        if kind == "warning" and data["when"] != "collect":
+            hook.pytest_warning_recorded.call_historic(kwargs=_warning(data))
         elif kind == "test":
             report = hook.pytest_report_from_serializable(config=config, data=data)
             if report.when == "setup":  # the terminal names each file as its first test starts
@@ -273,6 +276,26 @@ def _status(status: int | None) -> str:
     return f"exit code {os.waitstatus_to_exitcode(status)}"
 
 
+def _file_of(item: pytest.Item) -> str:
+    file = item.getparent(pytest.File)
+    return item.nodeid.split("::")[0] if file is None else file.nodeid
+
+
+def _capture_of_its_own(config: pytest.Config) -> None:
+    """pytest's global capture (``--capture=fd``, the default) made anew in this worker: the
+    one forked from the main process writes to the main process's temporary files, which
+    every worker would share (one offset, one file): a test's captured output read, and
+    the file truncated, with another worker's in it or its own gone."""
+    capman = config.pluginmanager.getplugin("capturemanager")
+    capturing = None if capman is None else capman._global_capturing
+    if capturing is None:
+        return
+    capturing.stop_capturing()  # (suspended here: nothing to read; its files closed here only)
+    capman._global_capturing = None
+    capman.start_global_capturing()
+    capman.suspend_global_capture()
+
+
 class _Run:
     """A worker: takes files off the queue until it is empty, and says what it did."""
 
@@ -288,6 +311,7 @@ class _Run:
         self.collected = 0
         self.deselected: list[str] = []
         self.interrupted = False
+        self.file = ""  # the last file it said it was at
 
     def run(self) -> int:
         # This process prints nothing (the main one replays what it reports), but keeps the
@@ -296,13 +320,16 @@ class _Run:
         if terminal is not None:
             terminal._tw = type(terminal._tw)(file=Path(os.devnull).open("w"))  # noqa: SIM115
         self.config.pluginmanager.register(self, "every_core_worker")
+        _capture_of_its_own(self.config)
         signal.signal(signal.SIGINT, self._on_interrupt)
         try:
             items = self._take()
             while items is not None:
+                self._at(_file_of(items[0]))
                 for item, following in itertools.pairwise(items):
                     self._protocol(item, following)
                 after = self._take()  # the last test's teardown depends on what follows
+                self._at(_file_of(items[-1]))  # (not the file just taken: a crash is here)
                 self._protocol(items[-1], after[0] if after else None)
                 self._send(("results", self.results))
                 self.results = []
@@ -316,6 +343,13 @@ class _Run:
         self._send(("counts", self.collected, self.deselected))
         self._send(("done",))
         return 0
+
+    def _at(self, file: str) -> None:
+        """Says which file this worker is at (collecting, or running a test of): the one a
+        crash is reported in."""
+        if file != self.file:
+            self.file = file
+            self._send(("file", file))
 
     def _on_interrupt(self, signum: int, frame: object) -> None:
         self.interrupted = True
@@ -333,14 +367,24 @@ class _Run:
             if len(raw) < _INDEX.size:
                 return None
             file = self.files[_INDEX.unpack(raw)[0]]
-            self._send(("file", file.nodeid))
-            items = self._collect(file)
-            self.collected += len(items)
-            self.config.hook.pytest_collection_modifyitems(
-                session=self.session, config=self.config, items=items
-            )
+            self._at(file.nodeid)
+            with self._collect_warnings():  # (pytest's own pytest_collection does the same)
+                items = self._collect(file)
+                self.collected += len(items)
+                self.config.hook.pytest_collection_modifyitems(
+                    session=self.session, config=self.config, items=items
+                )
             if items:
                 return items
+
+    def _collect_warnings(self) -> contextlib.AbstractContextManager[None]:
+        """The warnings a file's import and collection give, recorded as pytest records them
+        while it collects (``when="collect"``: the warnings summary), unless ``-p no:warnings``."""
+        if not self.config.pluginmanager.has_plugin("warnings"):
+            return contextlib.nullcontext()
+        from _pytest.warnings import catch_warnings_for_item
+
+        return catch_warnings_for_item(self.config, self.config.hook, when="collect", item=None)
 
     def _collect(self, file: pytest.File) -> list[pytest.Item]:
         """Its tests, collected with the cyclic GC off (tests/conftest.py's
@@ -384,12 +428,36 @@ class _Run:
     ) -> None:
         w = warning_message
         message = warnings.WarningMessage(w.message, w.category, w.filename, w.lineno, line=w.line)
-        try:  # (without its source object)
-            pickle.dumps(message)
-        except Exception:  # a warning of a class that does not pickle: its text, as a UserWarning
-            message = warnings.WarningMessage(
-                UserWarning(f"{w.category.__name__}: {w.message}"),
-                UserWarning, w.filename, w.lineno, line=w.line,
-            )  # fmt: skip
-        kwargs = {"warning_message": message, "when": when, "nodeid": nodeid, "location": location}
+        try:  # (without its source object) pickled alone: the main process may not unpickle it
+            pickled: bytes | None = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception:
+            pickled = None
+        text = warnings.WarningMessage(
+            UserWarning(f"{w.category.__name__}: {w.message}"),
+            UserWarning, w.filename, w.lineno, line=w.line,
+        )  # fmt: skip
+        kwargs = {"warning_message": (pickled, text), "when": when, "nodeid": nodeid,
+                  "location": location}  # fmt: skip
         self.results.append(("warning", kwargs))
+
+
+class _Known(pickle.Unpickler):
+    """Unpickles what refers to modules this process has imported only: not a test
+    module's class (it would import the test module here, or fail)."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if module not in sys.modules:
+            raise pickle.UnpicklingError(f"{module} is not imported here")
+        return super().find_class(module, name)
+
+
+def _warning(data: dict[str, Any]) -> dict[str, Any]:
+    """A worker's warning as pytest_warning_recorded's arguments: the warning itself, or,
+    when it does not unpickle here (a class of a test module's, or one that takes other
+    arguments than it keeps), its text as a UserWarning."""
+    pickled, text = data["warning_message"]
+    try:
+        message = text if pickled is None else _Known(io.BytesIO(pickled)).load()
+    except Exception:
+        message = text
+    return {**data, "warning_message": message}

@@ -254,3 +254,106 @@ def test_ctrl_c_stops_each_worker_after_its_test_and_tears_down(tree: Path, tmp_
     assert not (marks / "ran-after").exists(), out
     assert len(list(marks.glob("session-*"))) == 2, list(marks.iterdir())
     assert "passed" in out.strip().splitlines()[-1], out
+
+
+PRINTS = """
+import os
+from tests.helpers import wait_until
+
+def test_prints_then_fails():
+    me, other = os.path.basename(__file__)[:-3], "{other}"
+    print(f"printed by {{me}}")
+    open(os.path.join(os.environ["MARKS"], f"printed-{{me}}"), "w").close()
+    # (the other worker prints too before either's output is read)
+    printed = os.path.join(os.environ["MARKS"], f"printed-{{other}}")
+    assert wait_until(lambda: os.path.exists(printed), 60)
+    assert False, me
+
+def test_after_it():  # (a worker takes the next file before its file's last test)
+    pass
+"""
+
+
+def test_each_worker_captures_its_own_tests_output(tree: Path, tmp_path: Path) -> None:
+    """Two tests that print at once in two workers: each failure shows what its own test
+    printed, as in one process (not the other's, not nothing)."""
+    for name in FILES:
+        (tree / name).unlink()
+    (tree / "test_one.py").write_text(PRINTS.format(other="test_two"), encoding="utf-8")
+    (tree / "test_two.py").write_text(PRINTS.format(other="test_one"), encoding="utf-8")
+    code, out = run(tree, marks=marks_dir(tmp_path, "every"))
+    assert code == 1 and summary(out) == "2 failed, 2 passed", out
+    sections = dict(
+        re.findall(
+            r"_ test_prints_then_fails _+\n.*?AssertionError: (test_\w+)\n"
+            r".*?Captured stdout call -+\n(.*?)(?=\n_|\n=|\non every core)",
+            out,
+            re.S,
+        )
+    )
+    assert sections == {"test_one": "printed by test_one", "test_two": "printed by test_two"}, out
+
+
+def test_a_warning_while_collecting_is_in_the_summary_as_in_one_process(
+    tree: Path, tmp_path: Path
+) -> None:
+    (tree / "test_warns_on_import.py").write_text(
+        'import warnings\n\nwarnings.warn("given on import", UserWarning)\n\n'
+        "def test_imported():\n    pass\n",
+        encoding="utf-8",
+    )
+    _, one = run(tree, "-p", "no:every_core", marks=marks_dir(tmp_path, "one"))
+    _, out = run(tree, marks=marks_dir(tmp_path, "every"))
+    assert "2 warnings" in summary(one), one
+    assert summary(out) == summary(one), out
+    for text in (one, out):
+        assert "test_warns_on_import.py:3: UserWarning: given on import" in text, text
+
+
+def test_a_worker_that_dies_is_reported_in_the_file_it_died_in(tree: Path, tmp_path: Path) -> None:
+    """One worker: it takes the next file (test_more.py) before its file's last test, which
+    ends the worker; the report names the file of that test."""
+    (tree / "conftest.py").write_text(CONFTEST.replace("EveryCore(2)", "EveryCore(1)"), "utf-8")
+    for name in FILES:
+        if name != "test_more.py":
+            (tree / name).unlink()
+    (tree / "test_dies.py").write_text(  # the largest file: taken first
+        "import os\n\n" + "# padding\n" * 500 + "def test_leaves():\n    os._exit(3)\n",
+        encoding="utf-8",
+    )
+    code, out = run(tree, marks=marks_dir(tmp_path, "every"))
+    assert code == 1, out
+    assert "worker 1 ended early (exit code 3) in test_dies.py:" in out, out
+
+
+OWN_WARNINGS = """
+import warnings
+
+class OfItsOwn(UserWarning):
+    pass
+
+class TakesTwo(UserWarning):
+    def __init__(self, a, b):
+        super().__init__(f"{a} and {b}")
+
+def test_warns_its_own():
+    warnings.warn(OfItsOwn("a class of this module"))
+
+def test_warns_one_that_takes_two():
+    warnings.warn(TakesTwo("one", "two"))
+"""
+
+
+def test_a_warning_of_a_class_the_main_process_cannot_unpickle_is_reported(
+    tree: Path, tmp_path: Path
+) -> None:
+    """A warning class of a test module (the main process never imports it), or one that
+    does not unpickle: reported by its text, and the run goes on as in one process."""
+    for name in FILES:
+        (tree / name).unlink()
+    (tree / "sub").mkdir()  # (a folder: "prepend" puts it on sys.path of the worker only)
+    (tree / "sub" / "test_own_warnings.py").write_text(OWN_WARNINGS, encoding="utf-8")
+    _, one = run(tree, "-p", "no:every_core", marks=marks_dir(tmp_path, "one"))
+    code, out = run(tree, marks=marks_dir(tmp_path, "every"))
+    assert code == 0 and summary(out) == summary(one) == "2 passed, 2 warnings", out
+    assert "OfItsOwn: a class of this module" in out and "TakesTwo: one and two" in out, out
