@@ -85,6 +85,7 @@ class EveryCore:
         queue, queue_in = os.pipe()
         os.write(queue_in, b"".join(_INDEX.pack(i) for i in range(len(files))))
         os.close(queue_in)  # a worker that reads nothing more sees the queue is empty
+        _base_temp(session.config)
         count = min(self.workers, len(files))
         workers = [_fork(session, files, queue, n) for n in range(1, count + 1)]
         os.close(queue)
@@ -109,6 +110,16 @@ class EveryCore:
             files = f"{len(self.files)} file{'s' if len(self.files) != 1 else ''}"
             workers = f"{self.ran} worker{'s' if self.ran != 1 else ''}"
             terminalreporter.write_line(f"on every core: {workers} took {files}")
+
+
+def _base_temp(config: pytest.Config) -> None:
+    """pytest's base temporary folder (``tmp_path``'s parent), made here for every worker:
+    made in each, its lock file would outlive the worker (which ends with os._exit, running
+    no atexit) and keep its folder from ever being cleaned up: two more folders a run. The
+    workers make their tests' numbered folders in it side by side, as pytest allows."""
+    factory = getattr(config, "_tmp_path_factory", None)  # (the tmpdir plugin's)
+    if factory is not None:
+        factory.getbasetemp()
 
 
 def _size(file: pytest.File) -> int:

@@ -91,15 +91,17 @@ FILES = {
             return path
 
         @pytest.mark.parametrize("n", range(20))
-        def test_uses_it(once, n):
+        def test_uses_it(once, n, tmp_path):
             assert os.path.exists(once)
+            (tmp_path / "made").write_text(str(n))
     """,
     "test_more.py": """
         import pytest
 
         @pytest.mark.parametrize("n", range(30))
-        def test_more(n):
-            assert n < 30
+        def test_more(n, tmp_path):
+            assert n < 30 and not list(tmp_path.iterdir())
+            (tmp_path / "made").write_text(str(n))
 
         def test_selected_by_k_only():
             pass
@@ -113,7 +115,7 @@ FILES = {
 
 def run(tree: Path, *args: str, marks: Path) -> tuple[int, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    env.update(PYTHONPATH=str(ROOT), MARKS=str(marks))
+    env.update(PYTHONPATH=str(ROOT), MARKS=str(marks), PYTEST_DEBUG_TEMPROOT=str(marks))
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA", str(tree), *args],
         cwd=tree, env=env, capture_output=True, text=True, timeout=120,
@@ -179,6 +181,12 @@ def test_a_run_on_every_core_reports_what_a_run_in_one_process_does(
     names = sorted(p.name for p in marks.iterdir())
     assert len([n for n in names if n.startswith("module-")]) == 1, names
     assert len([n for n in names if n.startswith("session-")]) == 2, names
+    # One base temp folder for the run (its tests' tmp_path folders in it), its lock gone:
+    # a later run may clean it up.
+    (base,) = marks.glob("pytest-of-*/pytest-[0-9]*")
+    assert not (base / ".lock").exists(), sorted(base.iterdir())
+    made = [p for p in base.glob("test_*") if not p.is_symlink()]  # (not the "current" links)
+    assert len(made) == 50, sorted(base.iterdir())
 
 
 def test_k_and_deselection_are_counted_as_in_one_process(tree: Path, tmp_path: Path) -> None:
