@@ -187,26 +187,17 @@ class Prompts:
         (round, seat) of each seat that answered no turn of a round."""
         cap = DEFAULT_LIMITS.max_evidence_chars
         order = labels.order()
-        # Every title, evidence and reply hidden in one pass (the same text as one each).
-        hidden = iter(
-            hide_all(
-                labels,
-                [
-                    *(text for i in ledger.issues for text in (i.title, *map(i.evidence, order))),
-                    *(t.prose for t in history),
-                ],
-            )
-        )
         issues = []
         for i in ledger.issues:
-            title = prompt_cell(next(hidden), DEFAULT_LIMITS.max_title_chars)
             # Position 1's and 2's evidence are the first two of every Position's.
-            evidence = tuple(prompt_cell(next(hidden), cap) for _ in order)
+            evidence = tuple(prompt_cell(labels.hide(i.evidence(s)), cap) for s in order)
             issues.append(
                 JudgeIssue(
                     id=prompt_cell(i.id, 16),
                     status=i.status,
-                    title=rated_title(i, title),
+                    title=rated_title(
+                        i, prompt_cell(labels.hide(i.title), DEFAULT_LIMITS.max_title_chars)
+                    ),
                     raised_by=labels.label(i.raised_by),
                     evidence_1=evidence[0],
                     evidence_2=evidence[1],
@@ -219,7 +210,7 @@ class Prompts:
                 label=labels.label(t.side),
                 position=order.index(t.side) + 1,
                 status=prompt_line(t.status, 20),
-                prose=for_prompt(next(hidden).strip(), PROMPT_REPLY_FACTOR * cfg.max_chars)
+                prose=for_prompt(labels.hide(t.prose).strip(), PROMPT_REPLY_FACTOR * cfg.max_chars)
                 or "(empty)",
             )
             for t in history
@@ -356,21 +347,6 @@ def _angles(path: str, mtime_ns: int, size: int) -> tuple[str, ...]:
             raise TemplateError(f"{path}: angle {n} must be a non-empty string")
         angles.append(item.strip())
     return tuple(angles)
-
-
-# Joins the texts :func:`hide_all` hides in one pass: not a word character (a name is
-# matched only between non-word characters, as at a text's start and end).
-_APART = "\x1e"
-
-
-def hide_all(labels: Labels, texts: Sequence[str]) -> list[str]:
-    """``[labels.hide(t) for t in texts]``, in one pass over the texts joined (a Judge
-    prompt hides some 25): a name can match neither across the separator nor differently
-    beside it. When a text or a name holds the separator, each text alone."""
-    names = (*labels.seat_names().values(), *map(labels.label, labels.order()))
-    if any(_APART in t for t in (*texts, *names)):
-        return [labels.hide(t) for t in texts]
-    return labels.hide(_APART.join(texts)).split(_APART) if texts else []
 
 
 def decision_view(cfg: DebateConfig, hide: Callable[[str], str] | None = None) -> dict[str, object]:

@@ -11,6 +11,7 @@ shows or saves it. The topic is left as it is. Pure: no I/O.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Callable, Mapping
@@ -66,12 +67,20 @@ class Labels:
 
     def hide(self, text: str) -> str:
         """Role names (whole words, longest first) and "Role A/B/…" → the labels."""
+        names, pattern = self._hiding
+        return text if pattern is None else pattern.sub(lambda m: names[m.group(0)], text)
+
+    @functools.cached_property
+    def _hiding(self) -> tuple[dict[str, str], re.Pattern[str] | None]:
+        """What :meth:`hide` replaces and its pattern, made once per Labels (a Judge prompt
+        hides every title, evidence and reply with the same)."""
         names: dict[str, str] = {}
         for seat in self.order():
             names[f"Role {seat}"] = self.label(seat)
         for seat, name in self.seat_names().items():
             names[name] = self.label(seat)
-        return _replace_words(text, {k: v for k, v in names.items() if k.strip()})
+        names = {k: v for k, v in names.items() if k.strip()}
+        return names, _words(names)
 
     def names(self) -> dict[str, str]:
         """Each label → its role's name (what :meth:`reveal` replaces), Position 1 first."""
@@ -108,13 +117,19 @@ def reveal_labels(text: str, labels: Mapping[str, str]) -> str:
 def _replace_words(
     text: str,
     mapping: Mapping[str, str],
-    by: Callable[[re.Match[str]], str] | None = None,
-    first: str | None = None,
+    by: Callable[[re.Match[str]], str],
+    first: str,
 ) -> str:
+    pattern = _words(mapping, first)
+    return text if pattern is None else pattern.sub(by, text)
+
+
+def _words(mapping: Mapping[str, str], first: str | None = None) -> re.Pattern[str] | None:
+    """``first`` (a pattern), then each key of ``mapping`` (longest first), as whole words;
+    None when ``mapping`` is empty (nothing to replace)."""
     if not mapping:
-        return text
+        return None
     keys = sorted(mapping, key=len, reverse=True)
     # ASCII word boundaries: Japanese has no spaces, so a name there matches where it is.
     alternatives = [*([first] if first else []), *(re.escape(k) for k in keys)]
-    pattern = re.compile("|".join(rf"(?<![A-Za-z0-9_]){a}(?![A-Za-z0-9_])" for a in alternatives))
-    return pattern.sub(by or (lambda m: mapping[m.group(0)]), text)
+    return re.compile("|".join(rf"(?<![A-Za-z0-9_]){a}(?![A-Za-z0-9_])" for a in alternatives))

@@ -97,16 +97,10 @@ def test_a_panels_position_order_is_any_order_of_its_seats(n: int) -> None:
         assert len(set(orders)) == 6
 
 
-def test_hiding_many_texts_at_once_hides_each_as_alone() -> None:
-    """The Judge prompt hides its titles, evidence and replies in one pass: each comes
-    back as hiding it alone would, a name at a text's very start or end included, and
-    a text or a name that holds the pass's separator is hidden alone."""
-    from collab.prompts import hide_all
-
-    texts = [r.text for r in ROWS] + ["", "Advocate", "Role B", "x Advocate", "Advocate x", ""]
-    assert hide_all(L, texts) == [L.hide(t) for t in texts]
-    assert hide_all(L, []) == []
-    odd = ["Advocate\x1eRole A", "Devil's Advocate"]
-    assert hide_all(L, odd) == ["Position 2\x1ePosition 2", "Position 1"]
-    named = Labels(first="A", name_a="Al\x1eBo", name_b="Cy")
-    assert hide_all(named, ["Al", "Bo", "Cy"]) == ["Al", "Bo", "Position 2"]
+def test_each_labels_hides_its_own_names_however_often_it_hides() -> None:
+    """hide's names and pattern are made once per Labels: two Labels never share them."""
+    other = Labels(first="B", name_a="Skeptic", name_b="Builder")
+    for _ in range(2):
+        assert L.hide("Advocate, Skeptic, Role A") == "Position 2, Skeptic, Position 2"
+        assert other.hide("Advocate, Skeptic, Role A") == "Advocate, Position 2, Position 2"
+        assert Labels(first="A", name_a=" ", name_b="").hide("Role B, ") == "Position 2, "
