@@ -68,10 +68,10 @@ class Labels:
     def hide(self, text: str) -> str:
         """Role names (whole words, longest first) and "Role A/B/…" → the labels."""
         names, pattern = self._hiding
-        return text if pattern is None else pattern.sub(lambda m: names[m.group(0)], text)
+        return pattern.sub(lambda m: names[m.group(0)], text)
 
     @functools.cached_property
-    def _hiding(self) -> tuple[dict[str, str], re.Pattern[str] | None]:
+    def _hiding(self) -> tuple[dict[str, str], re.Pattern[str]]:
         """What :meth:`hide` replaces and its pattern, made once per Labels (a Judge prompt
         hides every title, evidence and reply with the same)."""
         names: dict[str, str] = {}
@@ -79,7 +79,7 @@ class Labels:
             names[f"Role {seat}"] = self.label(seat)
         for seat, name in self.seat_names().items():
             names[name] = self.label(seat)
-        names = {k: v for k, v in names.items() if k.strip()}
+        names = {k: v for k, v in names.items() if k.strip()}  # ("Role A"… always there)
         return names, _words(names)
 
     def names(self) -> dict[str, str]:
@@ -120,15 +120,13 @@ def _replace_words(
     by: Callable[[re.Match[str]], str],
     first: str,
 ) -> str:
-    pattern = _words(mapping, first)
-    return text if pattern is None else pattern.sub(by, text)
-
-
-def _words(mapping: Mapping[str, str], first: str | None = None) -> re.Pattern[str] | None:
-    """``first`` (a pattern), then each key of ``mapping`` (longest first), as whole words;
-    None when ``mapping`` is empty (nothing to replace)."""
     if not mapping:
-        return None
+        return text
+    return _words(mapping, first).sub(by, text)
+
+
+def _words(mapping: Mapping[str, str], first: str | None = None) -> re.Pattern[str]:
+    """``first`` (a pattern), then each key of ``mapping`` (longest first), as whole words."""
     keys = sorted(mapping, key=len, reverse=True)
     # ASCII word boundaries: Japanese has no spaces, so a name there matches where it is.
     alternatives = [*([first] if first else []), *(re.escape(k) for k in keys)]
