@@ -104,4 +104,5 @@ def test_each_labels_hides_its_own_names_however_often_it_hides() -> None:
         assert L.hide("Advocate, Skeptic, Role A") == "Position 2, Skeptic, Position 2"
         assert other.hide("Advocate, Skeptic, Role A") == "Advocate, Position 2, Position 2"
         assert Labels(first="A", name_a=" ", name_b="").hide("Role B, ") == "Position 2, "
-        assert L.hide("None of it, Role B") == "None of it, Position 1"  # no other word
+        fresh = Labels(first="B", name_a="Advocate", name_b="Devil's Advocate")  # (made here)
+        assert fresh.hide("None of it, Role B") == "None of it, Position 1"  # no other word
