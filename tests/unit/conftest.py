@@ -10,6 +10,8 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -71,6 +73,25 @@ def _refuse(*_args: object, **_kwargs: object) -> None:
     raise AssertionError("a unit test starts no process: move this test to tests/e2e")
 
 
+# How long a thread the test started (and told to stop) has to end after the test. A rich
+# Live told to stop ends its refresh thread at once, but does not wait for it.
+THREAD_GRACE_S = 2.0
+
+
+def _left_running(before: set[threading.Thread]) -> list[str]:
+    """The threads started since ``before`` still running once each had its grace to end: a
+    rich Live a test left on refreshes four times a second for the rest of the run (20 of
+    them, left by one test, took ~10 % of the unit suite's CPU)."""
+    deadline = time.monotonic() + THREAD_GRACE_S
+    left = []
+    for thread in threading.enumerate():
+        if thread not in before:
+            thread.join(max(0.0, deadline - time.monotonic()))
+            if thread.is_alive():
+                left.append(f"{type(thread).__name__} {thread.name!r}")
+    return left
+
+
 # What it sets for a test and puts back after: COLLAB_HOME and SHELL first, then LEAKY.
 _ENV = ("COLLAB_HOME", "SHELL", *LEAKY)
 
@@ -79,16 +100,18 @@ _ENV = ("COLLAB_HOME", "SHELL", *LEAKY)
 def hermetic(scratch: Path) -> Iterator[Path]:
     """tests/conftest.py's ``hermetic_env`` (a new COLLAB_HOME, SHELL bash, no inherited tmux
     or Claude Code session) and no process started: each way to start one fails, pointing at
-    tests/e2e. It sets and puts back what it changes itself, as it runs around each of
-    ~2,300 tests: the fixtures it stands for (private_home, monkeypatch, a process guard)
-    cost ~0.3 ms a test more. Its own work is a few dozen microseconds: an environment
-    variable is looked up once on the way in (a lookup of an absent one raises and catches
-    KeyError twice), and a home the test left empty is removed without rmtree's walk."""
+    tests/e2e; a thread the test started must have ended. It sets and puts back what it
+    changes itself, as it runs around each of ~2,300 tests: the fixtures it stands for
+    (private_home, monkeypatch, a process guard) cost ~0.3 ms a test more. Its own work is a
+    few dozen microseconds: an environment variable is looked up once on the way in (a
+    lookup of an absent one raises and catches KeyError twice), and a home the test left
+    empty is removed without rmtree's walk."""
     home = Path(tempfile.mkdtemp(dir=scratch, prefix=""))
     environ = os.environ
     saved = [(name, environ.get(name)) for name in _ENV]
     spawners = [(owner, name, getattr(owner, name)) for owner, name in _SPAWNERS
                 if hasattr(owner, name)]  # fmt: skip
+    threads = set(threading.enumerate())
     try:
         environ["COLLAB_HOME"] = str(home)
         environ["SHELL"] = "/bin/bash"
@@ -110,6 +133,9 @@ def hermetic(scratch: Path) -> Iterator[Path]:
             os.rmdir(home)
         except OSError:  # what the test left in it
             shutil.rmtree(home, ignore_errors=True)
+    left = _left_running(threads)
+    if left:
+        raise AssertionError(f"a unit test leaves no thread running; still running: {left}")
 
 
 @pytest.fixture(autouse=True)

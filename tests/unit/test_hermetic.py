@@ -7,12 +7,14 @@ import multiprocessing
 import os
 import pty
 import subprocess
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from tests.helpers import LEAKY
+from tests.unit import conftest
 from tests.unit.conftest import hermetic
 
 # Each a lambda, so that it looks its spawner up when called (after the guard replaced it):
@@ -64,3 +66,31 @@ def test_what_it_changed_is_put_back_after(hermetic_env: Path, scratch: Path) ->
     finally:
         os.system = system
         os.environ.pop("TMUX")
+
+
+def test_a_thread_the_test_leaves_running_fails_it(
+    scratch: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(conftest, "THREAD_GRACE_S", 0.05)
+    stop = threading.Event()
+    ended = threading.Thread(target=lambda: None, name="ended")
+    left = threading.Thread(target=stop.wait, name="left-on", daemon=True)
+    try:
+        raises = pytest.raises(AssertionError, match="leaves no thread running")
+        with raises as raised, hermetic(scratch):
+            ended.start()
+            left.start()
+            ended.join()
+        assert "'left-on'" in str(raised.value) and "'ended'" not in str(raised.value)
+    finally:
+        stop.set()
+
+
+def test_a_thread_told_to_stop_as_the_test_ends_has_its_grace(
+    scratch: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(conftest, "THREAD_GRACE_S", 5.0)
+    with hermetic(scratch):  # as a rich Live told to stop: its thread ends a little later
+        ending = threading.Thread(target=threading.Event().wait, args=(0.05,), name="ending")
+        ending.start()
+    assert not ending.is_alive()

@@ -99,6 +99,18 @@ def test_a_list_of_positions_becomes_names_as_it_streams_whatever_the_cut() -> N
 # -- the view --------------------------------------------------------------------------
 
 
+_OPEN: list[DebateView] = []  # each Screen's view, closed after its test
+
+
+@pytest.fixture(autouse=True)
+def _closed() -> Iterator[None]:
+    """A view on a terminal draws with a rich Live, whose thread redraws four times a
+    second until the view is closed (the run's ``finally``), whatever the test asserted."""
+    yield
+    while _OPEN:
+        _OPEN.pop().close()
+
+
 class Screen:
     """A DebateView on a terminal-like console, its events numbered, and a clock."""
 
@@ -113,6 +125,7 @@ class Screen:
         )
         out = Console(file=self.out_file, width=width, color_system=None)
         self.view = DebateView(self.err, out, clock=lambda: self.now)
+        _OPEN.append(self.view)
         self.seq = 0
         roles = {s: f"Role {s} name" for s in seats}
         self.feed(RunStarted("r1", "topic", "preset", 3, "tmux", None, False, roles))  # type: ignore[arg-type]
