@@ -86,6 +86,7 @@ class EveryCore:
         os.write(queue_in, b"".join(_INDEX.pack(i) for i in range(len(files))))
         os.close(queue_in)  # a worker that reads nothing more sees the queue is empty
         _base_temp(session.config)
+        _imported_before_the_fork(session.config)
         count = min(self.workers, len(files))
         workers = [_fork(session, files, queue, n) for n in range(1, count + 1)]
         os.close(queue)
@@ -120,6 +121,14 @@ def _base_temp(config: pytest.Config) -> None:
     factory = getattr(config, "_tmp_path_factory", None)  # (the tmpdir plugin's)
     if factory is not None:
         factory.getbasetemp()
+
+
+def _imported_before_the_fork(config: pytest.Config) -> None:
+    """Hypothesis's pytest plugin imports Hypothesis (~0.1 s) in this process's terminal
+    summary, after every worker has ended: imported here instead, once for the workers too
+    (those whose files use it find it imported)."""
+    if config.pluginmanager.has_plugin("hypothesispytest"):
+        import hypothesis.internal.observability  # noqa: F401
 
 
 def _size(file: pytest.File) -> int:
