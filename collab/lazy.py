@@ -52,9 +52,18 @@ def deferred(name: str) -> None:
     module when one of its attributes is first used: for a library that a dependency
     imports at its top for a path collab never takes. Nothing changes if it is imported
     already or not installed; any use of it loads it whole, as the import would have."""
-    if name in sys.modules or importlib.util.find_spec(name) is None:
+    if name in sys.modules:
         return
-    sys.modules[name] = _Deferred(name)
+    spec = importlib.util.find_spec(name)
+    if spec is None:
+        return
+    stand_in = _Deferred(name)
+    if spec.has_location and spec.origin is not None:
+        # where the module will be loaded from, as the import would set it: what walks
+        # sys.modules reading each module's file (inspect.getmodule, Hypothesis's search
+        # for constants in local modules) reads it without loading the module
+        stand_in.__file__ = spec.origin
+    sys.modules[name] = stand_in
 
 
 def postponed_annotations(module: str) -> None:

@@ -35,6 +35,19 @@ def test_a_deferred_module_loads_on_first_use(modules: Path) -> None:
     assert h_house_user.h_house_heavy.LOADS == 1  # the stand-in keeps answering
 
 
+def test_a_deferred_modules_file_is_read_without_loading_it(modules: Path) -> None:
+    """What walks sys.modules reading each module's ``__file__`` (inspect.getmodule,
+    Hypothesis's search for constants in local modules) loads no deferred module."""
+    heavy = modules / "h_house_file.py"
+    heavy.write_text("VALUE = 42\n")
+    deferred("h_house_file")
+    stand_in = sys.modules["h_house_file"]
+    assert getattr(stand_in, "__file__", None) == str(heavy)
+    assert isinstance(sys.modules["h_house_file"], _Deferred)  # still not loaded
+    assert stand_in.VALUE == 42
+    assert stand_in.__file__ == sys.modules["h_house_file"].__file__ == str(heavy)
+
+
 def test_deferring_a_loaded_or_missing_module_changes_nothing(modules: Path) -> None:
     import json
 
