@@ -10,16 +10,15 @@ from hypothesis import strategies as st
 
 from collab.contract import TOP_KEYS, contract_from_dict, contract_to_dict
 from collab.contract_parse import parse
+from tests.unit.strategies import text
 
 JSON = st.recursive(
     st.none()
     | st.booleans()
     | st.integers()
     | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=30),
-    lambda kids: (
-        st.lists(kids, max_size=4) | st.dictionaries(st.text(max_size=8), kids, max_size=4)
-    ),
+    | text(max_size=30),
+    lambda kids: st.lists(kids, max_size=4) | st.dictionaries(text(max_size=8), kids, max_size=4),
     max_leaves=12,
 )
 FIELD = st.one_of(
@@ -80,7 +79,7 @@ def test_parse_never_raises_on_contract_shaped_json(
 
 
 @settings(max_examples=40, deadline=None)
-@given(JSON, st.text(max_size=40))
+@given(JSON, text(max_size=40))
 def test_parse_never_raises_on_any_json_or_text(value: object, noise: str) -> None:
     _check(f"```json\n{json.dumps(value)}\n```")
     _check(f"{noise}\n```json\n{json.dumps(value)[:-1]}{noise}")  # cut off, then noise

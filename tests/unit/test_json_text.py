@@ -16,6 +16,7 @@ import collab.store
 from collab.json_text import FrozenForm, FrozenItems, Texts, document_text
 from collab.runners.inprocess import SCRIPTED
 from collab.state import RunState
+from tests.unit.strategies import UNICODE
 from tests.unit.test_orchestrator import QUIET, circling, debate, fresh_point, said
 
 
@@ -24,7 +25,7 @@ def dumps(doc: object) -> str:
 
 
 # Strings with unicode, control characters, quotes, backslashes, U+2028 and raw newlines.
-TEXT = st.text(st.characters(codec="utf-8") | st.sampled_from('\n\r\t\x00\x1f"\\\u2028é€😀'))
+TEXT = st.text(UNICODE | st.sampled_from('\n\r\t\x00\x1f"\\\u2028é€😀'))
 SCALARS = (
     st.none() | st.booleans() | st.integers() | st.integers(min_value=2**63)
     | st.floats(allow_nan=True, allow_infinity=True) | TEXT
