@@ -245,6 +245,7 @@ def _replay(
         elif message[0] == "counts":
             collected += message[1]
             deselected += message[2]
+            _seen(config).update(message[3])
         elif message[0] == "done":
             worker.done = True
     session.testscollected = collected - len(deselected)  # as pytest counts: those selected
@@ -286,6 +287,14 @@ def _replay(
         session.testsfailed += 1
     if errors:
         raise session.Interrupted(_errors(errors))
+
+
+def _seen(config: pytest.Config) -> set[Any]:
+    """The test ids the cache provider keeps (``cache/nodeids``: what ``--nf`` calls new is
+    what is not in it): in a worker, those it had and those it collected; in the main
+    process, which collects none, the workers' added to its own before it writes them."""
+    plugin = config.pluginmanager.get_plugin("nfplugin")
+    return set() if plugin is None else plugin.cached_nodeids
 
 
 def _status(status: int | None) -> str:
@@ -360,7 +369,7 @@ class _Run:
                 self.session._setupstate.teardown_exact(None)
             return 2
         self._send(("results", self.results))
-        self._send(("counts", self.collected, self.deselected))
+        self._send(("counts", self.collected, self.deselected, _seen(self.config)))
         self._send(("done",))
         return 0
 

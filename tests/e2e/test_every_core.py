@@ -6,8 +6,10 @@ fixtures are torn down; a file that fails to import, and a worker that dies, are
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -113,11 +115,12 @@ FILES = {
 }
 
 
-def run(tree: Path, *args: str, marks: Path) -> tuple[int, str]:
+def run(tree: Path, *args: str, marks: Path, cache: bool = False) -> tuple[int, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     env.update(PYTHONPATH=str(ROOT), MARKS=str(marks), PYTEST_DEBUG_TEMPROOT=str(marks))
+    no_cache = [] if cache else ["-p", "no:cacheprovider"]
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA", str(tree), *args],
+        [sys.executable, "-m", "pytest", *no_cache, "-rA", str(tree), *args],
         cwd=tree, env=env, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     return proc.returncode, proc.stdout + proc.stderr
@@ -187,6 +190,22 @@ def test_a_run_on_every_core_reports_what_a_run_in_one_process_does(
     assert not (base / ".lock").exists(), sorted(base.iterdir())
     made = [p for p in base.glob("test_*") if not p.is_symlink()]  # (not the "current" links)
     assert len(made) == 50, sorted(base.iterdir())
+
+
+def test_the_cache_keeps_what_a_run_in_one_process_keeps(tree: Path, tmp_path: Path) -> None:
+    """``--nf`` runs first the tests that are not in ``cache/nodeids``, ``--lf`` those in
+    ``cache/lastfailed``: a run on every core leaves both as one process does (its main
+    process collects no test itself)."""
+    one_tree = tmp_path / "one-suite"
+    shutil.copytree(tree, one_tree)
+    run(one_tree, "-p", "no:every_core", marks=marks_dir(tmp_path, "one"), cache=True)
+    _, out = run(tree, marks=marks_dir(tmp_path, "every"), cache=True)
+    assert "on every core: 2 workers took 4 files" in out, out
+    for name in ("nodeids", "lastfailed"):
+        ours, theirs = (json.loads((t / ".pytest_cache/v/cache" / name).read_text())
+                        for t in (tree, one_tree))  # fmt: skip
+        assert ours == theirs and len(ours) >= 3, name
+    assert len(json.loads((tree / ".pytest_cache/v/cache/nodeids").read_text())) == 71
 
 
 def test_k_and_deselection_are_counted_as_in_one_process(tree: Path, tmp_path: Path) -> None:
