@@ -269,8 +269,7 @@ _EDGES = (
 )  # fmt: skip
 
 
-@pytest.mark.parametrize("piece", _EDGES, ids=lambda p: p.encode("unicode_escape").decode())
-def test_an_events_line_is_the_cleaned_events_line(tmp_path: Path, piece: str) -> None:
+def test_an_events_line_is_the_cleaned_events_line(tmp_path: Path) -> None:
     """events.jsonl writes a line as it is when cleaning would change none of its strings
     (eventlog's check of the line), else the line of the cleaned event: either way the
     line of the cleaned event, whatever the text holds."""
@@ -280,7 +279,7 @@ def test_an_events_line_is_the_cleaned_events_line(tmp_path: Path, piece: str) -
 
     path = tmp_path / "events.jsonl"
     sink = JsonlFile(path)
-    texts = [piece, f"a{piece}b", f"plain · {piece}", "plain"]
+    texts = [t for p in _EDGES for t in (p, f"a{p}b", f"plain · {p}")] + ["plain"]
     for text in texts:
         sink(Logged(1, 1.5, RunWarning(text)))
     sink.close()
@@ -288,4 +287,5 @@ def test_an_events_line_is_the_cleaned_events_line(tmp_path: Path, piece: str) -
         json.dumps(clean_tree(Logged(1, 1.5, RunWarning(t)).to_json()), ensure_ascii=False)
         for t in texts
     ]
-    assert path.read_text(encoding="utf-8", errors="surrogateescape").splitlines() == want
+    got = path.read_text(encoding="utf-8").split("\n")
+    assert got == [*want, ""]
