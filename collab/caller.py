@@ -66,6 +66,8 @@ class AgentCaller:
         self.base_env = dict(os.environ if base_env is None else base_env)
         self._binaries: dict[str, str] = dict(binaries or {})
         self._prices: tuple[Price, ...] | None = None
+        # Each agent's environment, sorted: the same for every call of it (base_env is fixed).
+        self._envs: dict[AgentSpec, tuple[tuple[str, str], ...]] = {}
 
     def with_runner(self, runner: Runner) -> AgentCaller:
         """The same caller on another runner (a turn running at the same time)."""
@@ -99,7 +101,9 @@ class AgentCaller:
         ``cancel`` set ends the call (the runner raises TurnCancelled)."""
         spec = spec_for(choice.agent, choice.command, self.agents)
         binary = self.binary(spec)
-        env = tuple(sorted(build_env(spec, self.base_env).items()))
+        env = self._envs.get(spec)
+        if env is None:
+            env = self._envs[spec] = tuple(sorted(build_env(spec, self.base_env).items()))
         total = 0.0
         restarts = 0
         reply = AgentReply(ok=False, text="", error="not run")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -40,7 +41,7 @@ from collab.events import (
     from_json,
 )
 from collab.store import storage_error, storing
-from collab.text import clean_tree
+from collab.text import _CONTROL, clean_tree
 
 TEXT_EVERY = 0.3
 HEARTBEAT_EVERY = 3.0
@@ -50,6 +51,12 @@ FIRST_GUESS = 30.0
 Sink = Callable[[Logged], None]
 # ``json.dumps(doc, ensure_ascii=False)``'s encoder, made once instead of on every line.
 _LINE = json.JSONEncoder(ensure_ascii=False)
+# What :func:`collab.text.clean` could change, as it shows in such a line: a C0 control
+# but tab and newline is escaped there (``\\b``, ``\\f``, ``\\r``, ``\\u00XX``: the only
+# ``\\u`` escapes it writes); DEL, C1, the invisible characters and the other newlines
+# are written as they are.
+_ESCAPED = re.compile(r"\\[bfru]")
+_UNCLEAN = re.compile(_CONTROL.pattern + "|[\u2028\u2029]")
 # Whose text is coalesced: (round, side) of a turn, (0, "judge") for the Judge.
 _Key = tuple[int, Speaker]
 
@@ -198,7 +205,11 @@ class JsonlFile:
     def __call__(self, logged: Logged) -> None:
         if self.failed is not None or self._fd < 0:
             return
-        line = _LINE.encode(clean_tree(logged.to_json())) + "\n"
+        doc = logged.to_json()
+        line = _LINE.encode(doc)
+        if not _clean_as_is(line):
+            line = _LINE.encode(clean_tree(doc))
+        line += "\n"
         data = memoryview(line.encode("utf-8"))
         try:
             while data:
@@ -219,6 +230,16 @@ class JsonlFile:
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
+
+
+def _clean_as_is(line: str) -> bool:
+    """True when ``line`` is also the line of its event cleaned (``clean_tree`` would change
+    none of its strings): most lines, and a check of the line costs a tenth of the
+    cleaning. False may be wrong the safe way (a literal backslash before b, f, r or u):
+    the line is then made again from the cleaned event."""
+    if line.isascii():
+        return "\x7f" not in line and ("\\" not in line or _ESCAPED.search(line) is None)
+    return _ESCAPED.search(line) is None and _UNCLEAN.search(line) is None
 
 
 def append_event(path: Path, event: Event) -> None:

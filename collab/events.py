@@ -296,7 +296,13 @@ class Logged:
     event: Event
 
     def to_json(self) -> dict[str, object]:
-        return to_json(self)
+        """Its ``collab.event/1`` object, made once however many sinks write it (events.jsonl,
+        ``--events ndjson``): the same dict each time, only read."""
+        doc = self.__dict__.get("_json")
+        if doc is None:
+            doc = to_json(self)
+            object.__setattr__(self, "_json", doc)  # not a field: no part of its value
+        return doc
 
 
 # -- to JSON -----------------------------------------------------------------------------

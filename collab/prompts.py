@@ -36,6 +36,7 @@ from collab.prompt_views import (
     ContextView,
     JudgeIssue,
     JudgeTurn,
+    TurnRow,
     TurnView,
     context_text,
     contract_view,
@@ -96,6 +97,9 @@ class Prompts:
         self._templates = {name: self._load(name) for name in _TEMPLATES}
         self._angles = self._load_angles()
         self._speakers: dict[Side, tuple[DebateConfig, dict[str, object]]] = {}
+        # Each turn's row as the prompts after it show it (at each cap): made once, for
+        # the next seats' prompts and the next round's show the same reply again.
+        self._rows: dict[tuple[TurnView, int], TurnRow] = {}
 
     def role(
         self,
@@ -132,10 +136,10 @@ class Prompts:
                 for n, c in enumerate(cfg.contexts, start=1)
             ],
             issues=live_ledger_rows(ledger, round_no, cfg.seats),
-            history=turn_rows(
+            history=self._turn_rows(
                 [t for t in recent if t.round_no < round_no - 1], older_reply_cap(cfg)
             )
-            + turn_rows(
+            + self._turn_rows(
                 [t for t in recent if t.round_no >= round_no - 1],
                 PROMPT_REPLY_FACTOR * cfg.max_chars,
             ),
@@ -295,6 +299,17 @@ class Prompts:
         for key in ("seat_names", "seats"):  # its lists the caller's own, as a new view's
             view[key] = list(cast("list[str]", view[key]))
         return view
+
+    def _turn_rows(self, turns: Sequence[TurnView], reply_cap: int) -> list[TurnRow]:
+        """:func:`turn_rows`, each turn's row made once per cap (a turn's view is its
+        whole value: round, seat, name, prose and status)."""
+        rows = []
+        for t in turns:
+            row = self._rows.get((t, reply_cap))
+            if row is None:
+                row = self._rows[(t, reply_cap)] = turn_rows([t], reply_cap)[0]
+            rows.append(row)
+        return rows
 
     def angle(self, index: int) -> str:
         """The ``index``-th "new angle" text, cycling through angles.toml."""

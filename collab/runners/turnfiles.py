@@ -144,10 +144,14 @@ class TurnDir:
 
     def write_summary(self, step: str, text: str) -> None:
         """The line the pane shows when the turn ends (written once the reply is parsed)."""
-        with contextlib.suppress(OSError):
-            tmp = self.file(step, "summary.tmp")
+        # Paths as strings: a Path built per file cost more than the two system calls.
+        final = f"{self.path}/{step}.summary"
+        tmp = final + ".tmp"
+        try:
             _write_private(tmp, text.encode("utf-8"))
-            os.replace(tmp, self.file(step, "summary"))
+            os.replace(tmp, final)
+        except OSError:
+            pass
 
     def cleanup(self) -> None:
         if not self.keep:
@@ -349,10 +353,16 @@ def _nul_list(items: Iterable[str]) -> bytes:
     return b"".join(p.encode("utf-8") + b"\0" for p in parts)
 
 
-def _write_private(path: Path, data: bytes) -> None:
+def _write_private(path: Path | str, data: bytes) -> None:
+    # Straight to the descriptor: a file object around it (its buffer, the flush at
+    # close) cost as much again as the write itself.
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(data)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
 
 
 def _read(path: Path) -> str:

@@ -256,3 +256,36 @@ def test_a_missing_field_with_a_default_reads_as_it() -> None:
         doc.pop(key, None)
         logged = from_json(doc)
         assert logged is not None and getattr(logged.event, key) == want, (kind, key)
+
+
+# Every character clean() treats apart (C0, DEL, C1, the invisible ones, the other newlines,
+# ANSI), one each side of each range, and text a line escapes or writes as it is.
+_EDGES = (
+    [chr(c) for c in range(0x00, 0x21)] + ["\x7e", "\x7f", "\x80", "\x9b", "\x9f", "\xa0"]
+    + ["\u00ad", "\u061c", "\u180e", "\u200b", "\u200c", "\u200d", "\u200e", "\u200f",
+       "\u202a", "\u202e", "\u2028", "\u2029", "\u2060", "\u2064", "\u2066", "\u2069",
+       "\ufeff", "\ud800", "\x1b[31m", "\x1b]0;t\x07", "\r\n", "\\", "\\u001b", "\\r", "\\b",
+       "\\\\f", '"', "·", "日本", "😀"]
+)  # fmt: skip
+
+
+def test_an_events_line_is_the_cleaned_events_line(tmp_path: Path) -> None:
+    """events.jsonl writes a line as it is when cleaning would change none of its strings
+    (eventlog's check of the line), else the line of the cleaned event: either way the
+    line of the cleaned event, whatever the text holds."""
+    from collab.eventlog import JsonlFile
+    from collab.events import Logged, RunWarning
+    from collab.text import clean_tree
+
+    path = tmp_path / "events.jsonl"
+    sink = JsonlFile(path)
+    texts = [t for p in _EDGES for t in (p, f"a{p}b", f"plain · {p}")] + ["plain"]
+    for text in texts:
+        sink(Logged(1, 1.5, RunWarning(text)))
+    sink.close()
+    want = [
+        json.dumps(clean_tree(Logged(1, 1.5, RunWarning(t)).to_json()), ensure_ascii=False)
+        for t in texts
+    ]
+    got = path.read_text(encoding="utf-8").split("\n")
+    assert got == [*want, ""]
