@@ -7,6 +7,7 @@ import multiprocessing
 import os
 import pty
 import subprocess
+import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -94,3 +95,12 @@ def test_a_thread_told_to_stop_as_the_test_ends_has_its_grace(
         ending = threading.Thread(target=threading.Event().wait, args=(0.05,), name="ending")
         ending.start()
     assert not ending.is_alive()
+
+
+def test_temp_files_go_to_the_scratch_folder_and_tmp_path_where_pytest_keeps_it(
+    scratch: Path, tmp_path: Path
+) -> None:
+    assert tempfile.gettempdir() == str(scratch)  # a run's turn folders: on tmpfs
+    # pytest's base temp folder stays where pytest keeps it (and keeps what a failed test
+    # left), not in the scratch folder removed at the end of the session
+    assert scratch not in tmp_path.parents
