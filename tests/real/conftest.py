@@ -8,6 +8,9 @@ from pathlib import Path
 import pytest
 from libtmux import Server
 
+# libtmux's fixtures (``server`` …), as tests/e2e/conftest.py takes them: its plugin is not
+# loaded for every run
+from tests.e2e.conftest import *  # noqa: F403
 from tests.fakes import SKIP_REASON, FakeAnthropic, claude_binary, claude_env
 from tests.fakes.claude_env import CLAUDE_ENV_UNSET
 
