@@ -6,7 +6,7 @@ import copy
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Literal, TypeVar, get_args
+from typing import Any, Literal, TypeVar, cast, get_args
 
 from collab import __version__
 from collab.agents.decoding import Usage, sum_usage
@@ -46,9 +46,21 @@ RUN_STATUSES: tuple[RunStatus, ...] = get_args(RunStatus)
 Origin = Literal["cli", "mcp"]
 ORIGINS: tuple[Origin, ...] = get_args(Origin)
 _Frozen = TypeVar("_Frozen")
-_Form = TypeVar("_Form", dict[str, object], list[FrozenForm | FrozenItems])
+_Form = TypeVar("_Form", dict[str, object], list[FrozenForm | FrozenItems], list[Seat])
 # Every empty list of the document (~6 a save): one frozen object, its text kept between saves.
 _NOTHING = FrozenItems()
+_SCALARS = (str, int, float, bool)  # (None is one object: ``is`` finds it)
+
+
+def _written_alike(a: object, b: object) -> bool:
+    """Does json write ``a`` as it writes ``b``? The same object, or equal scalars of one
+    type (a float's repr too: ``0.0 == -0.0``); a container only when it is the same one."""
+    return a is b or (
+        type(a) is type(b)
+        and isinstance(a, _SCALARS)
+        and a == b
+        and (type(a) is not float or repr(a) == repr(b))
+    )
 
 
 @dataclass
@@ -171,7 +183,9 @@ class RunState:
     )
     # :meth:`to_dict`'s forms of the immutable config, turns and ledgers of the last save,
     # by identity (a run is saved after every step, with every turn and round ledger).
-    _forms: dict[int, tuple[object, Any]] = field(
+    # The forms of its small changing parts (the tokens, the costs by side, the Judge) too,
+    # by name, with the values they hold: kept while those values are written alike.
+    _forms: dict[int | str, tuple[object, Any]] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
 
@@ -347,11 +361,30 @@ class RunState:
             self._forms.update((id(i), (i, f)) for i, f in zip(lg.issues, made, strict=True))
             return made
 
-        def judge_form(judge: Judge) -> dict[str, object]:
+        def same(name: str, made: dict[str, object] | list[int]) -> FrozenForm | FrozenItems:
+            # the last save's form of ``name`` while it holds values written alike (its
+            # text kept too), else ``made`` frozen: these are made anew on every save
+            values = (
+                tuple(x for kv in made.items() for x in kv)
+                if isinstance(made, dict)
+                else tuple(made)
+            )
+            was, frozen = forms.get(name, (None, None))
+            if not (
+                isinstance(was, tuple)
+                and len(was) == len(values)
+                and all(map(_written_alike, was, values))
+            ):
+                frozen = FrozenForm(made) if isinstance(made, dict) else FrozenItems(made)
+                was = values
+            self._forms[name] = (was, frozen)
+            return cast(FrozenForm | FrozenItems, frozen)
+
+        def judge_form(judge: Judge) -> FrozenForm | FrozenItems:
             # asdict(judge), its meta (immutable) made once: the Judge is saved till the end
             made = {name: getattr(judge, name) for name in _JUDGE_FIELDS}
             made["meta"] = None if judge.meta is None else form(judge.meta, asdict)
-            return made
+            return same("judge", made)
 
         tokens = self.tokens()
         return {
@@ -366,7 +399,7 @@ class RunState:
             "config": form(self.config, DebateConfig.to_dict),
             "rounds_done": self.rounds_done(),
             "turns": [form(t, TurnRecord.to_dict) for t in self.turns] or _NOTHING,
-            "checked_rounds": list(self.checked_rounds) or _NOTHING,
+            "checked_rounds": same("checked_rounds", self.checked_rounds) or _NOTHING,
             "angle": None if self.angle is None else asdict(self.angle),
             "judge": None if self.judge is None else judge_form(self.judge),
             "warnings": list(self.warnings) or _NOTHING,
@@ -384,14 +417,15 @@ class RunState:
             "round_ledgers": [ledger_form(lg) for lg in round_ledgers] or _NOTHING,
             "ledger_stamp": LEDGER_STAMP,
             "cost_usd": self.cost_usd(),
-            "cost_usd_by_side": {
-                **{str(s): self.cost_usd(s) for s in self.seats},
-                "judge": self.judge_cost_usd(),
-            },
+            "cost_usd_by_side": same(
+                "cost_usd_by_side",
+                {**{str(s): self.cost_usd(s) for s in self.seats}, "judge": self.judge_cost_usd()},
+            ),
             "round_orders": [form(o, asdict) for o in self.round_orders] or _NOTHING,
-            "judge_order": list(self.judge_order) or _NOTHING,
+            "judge_order": form(self.judge_order, list) if self.judge_order else _NOTHING,
             "cost_estimated": self.cost_estimated(),
-            "tokens": {name: getattr(tokens, name) for name in _USAGE_FIELDS},  # ints: asdict's
+            # ints: asdict's
+            "tokens": same("tokens", {name: getattr(tokens, name) for name in _USAGE_FIELDS}),
         }
 
     @staticmethod

@@ -4,6 +4,7 @@ indent=1)``, whatever the document and whichever of its parts are kept from the 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from random import Random
 from typing import Any
@@ -13,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import collab.store
+from collab.agents.decoding import Usage
 from collab.json_text import FrozenForm, FrozenItems, Texts, document_text
 from collab.runners.inprocess import SCRIPTED
 from collab.state import RunState
@@ -200,3 +202,29 @@ def test_unicode_and_control_characters_in_replies_are_saved_as_json_writes_them
     assert run.error is None and every_save
     assert all(text == expected for text, expected in every_save)
     assert any(odd in json.loads(text)["turns"][0]["reply"] for text, _ in every_save[2:])
+
+
+def test_the_parts_made_anew_on_every_save_are_kept_only_while_written_alike() -> None:
+    # to_dict keeps its form of the checked rounds, the Judge, the costs by side and the
+    # tokens (and the store their text) while each holds values json writes alike.
+    state = debate({}, rounds=2).state
+    assert state.judge is not None and state.judge.meta is not None
+    meta, kept = state.judge.meta, Texts()
+
+    def saved() -> dict[str, Any]:
+        doc = state.to_dict()
+        text = document_text(doc, kept)
+        assert text == dumps(doc) == dumps(replace(state).to_dict())  # a state with none kept
+        return dict(json.loads(text))
+
+    before = saved()
+    assert saved() == before
+    state.checked_rounds.append(7)
+    assert saved()["checked_rounds"] == [*before["checked_rounds"], 7]
+    state.judge.text = "Another summary."
+    assert saved()["judge"]["text"] == "Another summary."
+    for cost in (0.0, -0.0, 0, 2.5, 2.5):  # equal, but json writes 0.0, -0.0 and 0 apart
+        state.judge.meta = replace(meta, cost_usd=cost)
+        assert saved()["cost_usd_by_side"]["judge"] == cost
+    state.judge.meta = replace(meta, usage=Usage(input_tokens=10**6))
+    assert saved()["tokens"]["input_tokens"] > 10**6
