@@ -340,7 +340,9 @@ class RunState:
         """The state.json document. The parts made from immutable objects (the config,
         each turn, ledger and round order, the plan) are the same objects from one call
         to the next: read them, never change them."""
-        round_ledgers = self.round_ledgers()  # first: the run's ledger may be the last one
+        done = self.rounds_done()
+        # first: the run's ledger may be the last one (round_ledgers, its rounds_done once)
+        round_ledgers = [self.ledger(r) for r in range(1, done + 1)]
         ledger = self.ledger()
         forms, self._forms = self._forms, {}
 
@@ -386,7 +388,37 @@ class RunState:
             made["meta"] = None if judge.meta is None else form(judge.meta, asdict)
             return same("judge", made)
 
-        tokens = self.tokens()
+        def money() -> tuple[object, ...]:
+            # the costs and tokens, made of the agent calls' metas (immutable) alone: kept
+            # while the same turns, Judges and follow-ups hold the same metas
+            followups = self.followups
+            made_of = (
+                self.config, len(self.turns), *self.turns,
+                len(self.superseded_judges), *(j.meta for j in self.superseded_judges),
+                None if self.judge is None else self.judge.meta,
+                *(x for f in followups for x in (f.seat, f.meta)),
+            )  # fmt: skip
+            was, kept = forms.get("money", (None, None))
+            if not (
+                isinstance(was, tuple)
+                and len(was) == len(made_of)
+                and all(map(_written_alike, was, made_of))
+            ):
+                tokens = self.tokens()
+                by_side = {str(s): self.cost_usd(s) for s in self.seats}
+                kept = (
+                    self.cost_usd(),
+                    same("cost_usd_by_side", {**by_side, "judge": self.judge_cost_usd()}),
+                    self.cost_estimated(),
+                    same("tokens", {name: getattr(tokens, name) for name in _USAGE_FIELDS}),
+                )  # tokens: ints, as asdict's
+                was = made_of
+            else:  # their forms, for the next save's ``same``
+                self._forms.update((name, forms[name]) for name in ("cost_usd_by_side", "tokens"))
+            self._forms["money"] = (was, kept)
+            return cast(tuple[object, ...], kept)
+
+        cost_usd, by_side, estimated, tokens = money()
         return {
             "collab_version": __version__,
             "run_id": self.run_id,
@@ -397,7 +429,7 @@ class RunState:
             "stop_detail": self.stop_detail,
             "error": self.error,
             "config": form(self.config, DebateConfig.to_dict),
-            "rounds_done": self.rounds_done(),
+            "rounds_done": done,
             "turns": [form(t, TurnRecord.to_dict) for t in self.turns] or _NOTHING,
             "checked_rounds": same("checked_rounds", self.checked_rounds) or _NOTHING,
             "angle": None if self.angle is None else asdict(self.angle),
@@ -416,16 +448,12 @@ class RunState:
             "ledger": ledger_form(ledger),
             "round_ledgers": [ledger_form(lg) for lg in round_ledgers] or _NOTHING,
             "ledger_stamp": LEDGER_STAMP,
-            "cost_usd": self.cost_usd(),
-            "cost_usd_by_side": same(
-                "cost_usd_by_side",
-                {**{str(s): self.cost_usd(s) for s in self.seats}, "judge": self.judge_cost_usd()},
-            ),
+            "cost_usd": cost_usd,
+            "cost_usd_by_side": by_side,
             "round_orders": [form(o, asdict) for o in self.round_orders] or _NOTHING,
             "judge_order": form(self.judge_order, list) if self.judge_order else _NOTHING,
-            "cost_estimated": self.cost_estimated(),
-            # ints: asdict's
-            "tokens": same("tokens", {name: getattr(tokens, name) for name in _USAGE_FIELDS}),
+            "cost_estimated": estimated,
+            "tokens": tokens,
         }
 
     @staticmethod

@@ -17,7 +17,7 @@ import collab.store
 from collab.agents.decoding import Usage
 from collab.json_text import FrozenForm, FrozenItems, Texts, document_text
 from collab.runners.inprocess import SCRIPTED
-from collab.state import RunState
+from collab.state import FollowUp, RunState
 from tests.unit.test_orchestrator import QUIET, circling, debate, fresh_point, said
 
 
@@ -228,3 +228,12 @@ def test_the_parts_made_anew_on_every_save_are_kept_only_while_written_alike() -
         assert saved()["cost_usd_by_side"]["judge"] == cost
     state.judge.meta = replace(meta, usage=Usage(input_tokens=10**6))
     assert saved()["tokens"]["input_tokens"] > 10**6
+    # The costs and tokens are kept while the same calls' metas make them, wherever held.
+    asked = FollowUp("A", "Why?", "Because.", "ok", 2, "", replace(meta, cost_usd=1.0))
+    state.followups.append(asked)
+    assert saved()["cost_usd_by_side"]["A"] != before["cost_usd_by_side"]["A"]
+    asked.seat = "B"
+    assert saved()["cost_usd_by_side"]["A"] == before["cost_usd_by_side"]["A"]
+    state.superseded_judges.append(state.judge)
+    state.judge = None
+    assert saved()["cost_usd_by_side"]["judge"] is None
