@@ -122,6 +122,34 @@ def test_the_texts_inside_a_kept_text_are_kept_with_it() -> None:
     )
 
 
+def test_a_part_a_level_up_or_down_is_made_from_its_text_there(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The run's ledger is its last round's too, one level deeper: its text there is made
+    from the text a level up or down, this save's or the last's, not encoded again
+    (changed in place here, to see which text is written)."""
+    encoded: list[object] = []
+    real = collab.json_text._dumps
+    monkeypatch.setattr(collab.json_text, "_dumps", lambda v: encoded.append(v) or real(v))
+    issue = FrozenForm({"id": "I1", "checks": ["a", "b"]})
+    ledger = FrozenItems([issue])
+    kept: Texts = {}
+    # Encoded at depth 3 (its issue at 4), then made from this save's a level deeper.
+    doc = {"deeper": [FrozenItems([ledger])], "round_ledgers": [ledger], "ledger": ledger}
+    assert document_text(doc, kept) == dumps(doc) and encoded.count(issue) == 1
+    issue["id"] = "changed"
+    for moved in (
+        {"round_ledgers": [ledger]},  # kept at its own depth
+        {"deeper": [FrozenItems([ledger])]},  # from the last save's, a level up
+        {"round_ledgers": [ledger]},  # from the last save's, a level deeper
+        {"ledger": ledger, "round_ledgers": [ledger]},
+        {"x": [ledger], "y": [FrozenItems([ledger])]},  # from this save's, a level up
+    ):
+        text = document_text(moved, kept)
+        assert text == dumps(moved).replace('"changed"', '"I1"') != dumps(moved)
+    assert encoded.count(issue) == 1
+
+
 def test_every_kind_of_value_beside_kept_parts_is_written_as_json_writes_it() -> None:
     scalars = [
         True,
