@@ -150,6 +150,23 @@ def test_a_part_a_level_up_or_down_is_made_from_its_text_there(
     assert encoded.count(issue) == 1
 
 
+def test_a_scalar_is_kept_by_identity_as_a_frozen_part_is(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A string, number, bool or None never changes: the same object's text is kept (the
+    run's id, its status, every None of a save), whichever type it is; a list or dict
+    that is not frozen is encoded again."""
+    encoded: list[object] = []
+    real = collab.json_text._dumps
+    monkeypatch.setattr(collab.json_text, "_dumps", lambda v: encoded.append(v) or real(v))
+    scalars: list[object] = ["run-1", 2**70, -0.0, float("nan"), True, False, None]
+    doc = {str(n): v for n, v in enumerate(scalars)} | {"a": [1], "d": {"k": 1}}
+    kept: Texts = {}
+    assert document_text(doc, kept) == dumps(doc)
+    assert document_text(doc, kept) == dumps(doc)
+    assert encoded == [*scalars, [1], {"k": 1}, [1], {"k": 1}]
+
+
 def test_every_kind_of_value_beside_kept_parts_is_written_as_json_writes_it() -> None:
     scalars = [
         True,
