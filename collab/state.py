@@ -35,7 +35,7 @@ from collab.ledger_cache import LedgerCache, Made, present_in
 from collab.records import record
 from collab.seats import SEATS, SIDES, Seat, Side, round_order
 from collab.store import SCHEMA_VERSION, RunDir, StoredRun, scan_runs
-from collab.turns import AgentMeta, TurnRecord, meta_from_fields
+from collab.turns import AgentMeta, TurnRecord, meta_from_fields, meta_to_dict
 from collab.verdict import Verdict, verdict
 
 RESOLUTIONS: tuple[Resolution, ...] = get_args(Resolution)
@@ -403,7 +403,7 @@ class RunState:
         def judge_form(judge: Judge) -> FrozenForm | FrozenItems:
             # asdict(judge), its meta (immutable) made once: the Judge is saved till the end
             made = {name: getattr(judge, name) for name in _JUDGE_FIELDS}
-            made["meta"] = None if judge.meta is None else form(judge.meta, asdict)
+            made["meta"] = None if judge.meta is None else form(judge.meta, meta_to_dict)
             return same("judge", made)
 
         def money() -> tuple[object, ...]:

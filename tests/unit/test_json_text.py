@@ -4,7 +4,7 @@ indent=1)``, whatever the document and whichever of its parts are kept from the 
 from __future__ import annotations
 
 import json
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from random import Random
 from typing import Any
@@ -18,6 +18,7 @@ from collab.agents.decoding import Usage
 from collab.json_text import FrozenForm, FrozenItems, Texts, document_text
 from collab.runners.inprocess import SCRIPTED
 from collab.state import FollowUp, RunState
+from collab.turns import AgentMeta, meta_to_dict
 from tests.unit.test_orchestrator import QUIET, circling, debate, fresh_point, said
 
 
@@ -282,3 +283,15 @@ def test_the_parts_made_anew_on_every_save_are_kept_only_while_written_alike() -
     state.superseded_judges.append(state.judge)
     state.judge = None
     assert saved()["cost_usd_by_side"]["judge"] is None
+    # The rounds done, kept while the same config and turns make them.
+    assert saved()["rounds_done"] == 2
+    state.turns[-1] = replace(state.turns[-1], round_no=5)  # as many turns: one elsewhere
+    assert saved()["rounds_done"] == 1
+    state.config = replace(state.config, rounds=0)
+    assert saved()["rounds_done"] == 0
+
+
+@pytest.mark.parametrize("usage", [None, Usage(1, 2, 3, 4)])
+def test_a_meta_is_saved_as_asdict_makes_it(usage: Usage | None) -> None:
+    meta = AgentMeta("fake", "m", 0, 1.5, 2, usage, 0.25, "s", "e", 1, True)
+    assert list(meta_to_dict(meta).items()) == list(asdict(meta).items())
