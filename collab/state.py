@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import operator
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, fields
@@ -358,11 +359,20 @@ class RunState:
         """The state.json document. The parts made from immutable objects (the config,
         each turn, ledger and round order, the plan) are the same objects from one call
         to the next: read them, never change them."""
-        done = self.rounds_done()
+        forms, self._forms = self._forms, {}
+        # rounds_done, kept while the config and the turns (immutable) are the same
+        made_of = (self.config, *self.turns)
+        was, done = forms.get("rounds_done", ((), 0))
+        if not (
+            isinstance(was, tuple)
+            and len(was) == len(made_of)
+            and all(map(operator.is_, was, made_of))
+        ):
+            was, done = made_of, self.rounds_done()
+        self._forms["rounds_done"] = (was, done)
         # first: the run's ledger may be the last one (round_ledgers, its rounds_done once)
         round_ledgers = [self.ledger(r) for r in range(1, done + 1)]
         ledger = self.ledger()
-        forms, self._forms = self._forms, {}
 
         def form(obj: _Frozen, make: Callable[[_Frozen], _Form]) -> FrozenForm | FrozenItems:
             # Frozen*: the store keeps their text between saves too (collab.json_text).
