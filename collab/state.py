@@ -360,19 +360,22 @@ class RunState:
         each turn, ledger and round order, the plan) are the same objects from one call
         to the next: read them, never change them."""
         forms, self._forms = self._forms, {}
-        # rounds_done, kept while the config and the turns (immutable) are the same
-        made_of = (self.config, *self.turns)
-        was, done = forms.get("rounds_done", ((), 0))
+        # The rounds done and the ledgers, kept while what they are made of (the config,
+        # the stance table and the turns: immutable, by identity) is the same: the
+        # ledgers' own cache (collab.ledger_cache) would find the same ones, one by one.
+        made_of = (self.config, self.stance_table, *self.turns)
+        was, made = forms.get("ledgers", ((), None))
         if not (
             isinstance(was, tuple)
             and len(was) == len(made_of)
             and all(map(operator.is_, was, made_of))
         ):
-            was, done = made_of, self.rounds_done()
-        self._forms["rounds_done"] = (was, done)
-        # first: the run's ledger may be the last one (round_ledgers, its rounds_done once)
-        round_ledgers = [self.ledger(r) for r in range(1, done + 1)]
-        ledger = self.ledger()
+            done = self.rounds_done()
+            # first: the run's ledger may be the last one
+            round_ledgers = [self.ledger(r) for r in range(1, done + 1)]
+            was, made = made_of, (done, round_ledgers, self.ledger())
+        self._forms["ledgers"] = (was, made)
+        done, round_ledgers, ledger = cast(tuple[int, list[Ledger], Ledger], made)
 
         def form(obj: _Frozen, make: Callable[[_Frozen], _Form]) -> FrozenForm | FrozenItems:
             # Frozen*: the store keeps their text between saves too (collab.json_text).
