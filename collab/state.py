@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import copy
-import operator
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Literal, TypeVar, cast, get_args
+from typing import Literal, get_args
 
 from collab import __version__
 from collab.agents.decoding import Usage, sum_usage
@@ -15,9 +14,9 @@ from collab.config import DebateConfig
 from collab.contract import DEFAULT_SEVERITY, SEVERITIES, STANCE_KINDS
 from collab.decision import DECISION_KINDS, HumanDecision
 from collab.errors import DamagedRun
-from collab.evidence import EVIDENCE_STATUSES, EvidenceCheck, EvidenceStatus
+from collab.evidence import EVIDENCE_STATUSES, EvidenceCheck
 from collab.fields import DamagedField, Fields
-from collab.json_text import FrozenForm, FrozenItems
+from collab.json_text import FrozenItems
 from collab.ledger import (
     CURRENT_TABLE,
     STATUSES,
@@ -28,12 +27,11 @@ from collab.ledger import (
     Resolution,
     SeverityChange,
     TableName,
-    issue_to_dict,
     replay,
-    with_checks,
 )
 from collab.ledger_cache import LedgerCache, Made, present_in
 from collab.records import record
+from collab.saved_forms import Frozen, Rechecks, SavedForms
 from collab.seats import SEATS, SIDES, Seat, Side, round_order
 from collab.store import SCHEMA_VERSION, RunDir, StoredRun, scan_runs
 from collab.turns import AgentMeta, TurnRecord, meta_from_fields, meta_to_dict
@@ -46,22 +44,8 @@ RUN_STATUSES: tuple[RunStatus, ...] = get_args(RunStatus)
 # only its own kind of run. Optional in state.json: a run saved without it was a person's.
 Origin = Literal["cli", "mcp"]
 ORIGINS: tuple[Origin, ...] = get_args(Origin)
-_Frozen = TypeVar("_Frozen")
-_Form = TypeVar("_Form", dict[str, object], list[FrozenForm | FrozenItems], list[Seat])
 # Every empty list of the document (~6 a save): one frozen object, its text kept between saves.
 _NOTHING = FrozenItems()
-_SCALARS = (str, int, float, bool)  # (None is one object: ``is`` finds it)
-
-
-def _written_alike(a: object, b: object) -> bool:
-    """Does json write ``a`` as it writes ``b``? The same object, or equal scalars of one
-    type (a float's repr too: ``0.0 == -0.0``); a container only when it is the same one."""
-    return a is b or (
-        type(a) is type(b)
-        and isinstance(a, _SCALARS)
-        and a == b
-        and (type(a) is not float or repr(a) == repr(b))
-    )
 
 
 @dataclass
@@ -182,18 +166,8 @@ class RunState:
     _ledgers: LedgerCache = field(
         default_factory=LedgerCache, init=False, repr=False, compare=False
     )
-    # The statuses of the cites the last ledger was checked with (with_checks) and the
-    # issues it gave, by identity: the next replay checks only the issues made since.
-    _checked: tuple[dict[tuple[str, str | None], EvidenceStatus], dict[int, Issue]] = field(
-        default_factory=lambda: ({}, {}), init=False, repr=False, compare=False
-    )
-    # :meth:`to_dict`'s forms of the immutable config, turns and ledgers of the last save,
-    # by identity (a run is saved after every step, with every turn and round ledger).
-    # The forms of its small changing parts (the tokens, the costs by side, the Judge) too,
-    # by name, with the values they hold: kept while those values are written alike.
-    _forms: dict[int | str, tuple[object, Any]] = field(
-        default_factory=dict, init=False, repr=False, compare=False
-    )
+    _checked: Rechecks = field(default_factory=Rechecks, init=False, repr=False, compare=False)
+    _forms: SavedForms = field(default_factory=SavedForms, init=False, repr=False, compare=False)
 
     def note_for(self, round_no: int) -> str | None:
         """The decider's note for a round added by ``collab continue`` (None: no note)."""
@@ -262,20 +236,7 @@ class RunState:
             present.__getitem__, self.config.quorum, start,
         )  # fmt: skip
         # Each cite with what its check found (the latest check of the same cite wins).
-        known = {c.key(): c.status for t in turns for c in t.evidence_checks}
-        # An issue the last check gave, under the same statuses, is that check's answer
-        # again (with_checks keeps an issue whose checks stand): only the issues the
-        # replay made since are checked (the cites of each evidence parsed, ~11 us each).
-        was_known, checked = self._checked
-        if known != was_known:
-            checked = {}
-        fresh = with_checks(
-            Ledger(tuple(i for i in ledger.issues if checked.get(id(i)) is not i)), known
-        ).issues
-        made = iter(fresh)
-        issues = tuple(i if checked.get(id(i)) is i else next(made) for i in ledger.issues)
-        self._checked = (known, {id(i): i for i in issues})
-        return Ledger(issues)
+        return self._checked(ledger, {c.key(): c.status for t in turns for c in t.evidence_checks})
 
     def keep_ledger(self, ledger: Ledger) -> None:
         """Take ``ledger`` (the one state.json keeps: :func:`stored_ledger`) as :meth:`ledger`'s
@@ -355,101 +316,47 @@ class RunState:
         return sum_usage([m.usage for m in self._metas() if m.usage is not None]) or Usage()
 
     # -- persistence -----------------------------------------------------------------
+    def _ledgers_now(self) -> tuple[int, list[Ledger], Ledger]:
+        rounds = self.round_ledgers()  # first: the run's ledger may be the last one
+        return len(rounds), rounds, self.ledger()
+
     def to_dict(self) -> dict[str, object]:
         """The state.json document. The parts made from immutable objects (the config,
         each turn, ledger and round order, the plan) are the same objects from one call
         to the next: read them, never change them."""
-        forms, self._forms = self._forms, {}
-        # The rounds done and the ledgers, kept while what they are made of (the config,
-        # the stance table and the turns: immutable, by identity) is the same: the
-        # ledgers' own cache (collab.ledger_cache) would find the same ones, one by one.
-        made_of = (self.config, self.stance_table, *self.turns)
-        was, made = forms.get("ledgers", ((), None))
-        if not (
-            isinstance(was, tuple)
-            and len(was) == len(made_of)
-            and all(map(operator.is_, was, made_of))
-        ):
-            done = self.rounds_done()
-            # first: the run's ledger may be the last one
-            round_ledgers = [self.ledger(r) for r in range(1, done + 1)]
-            was, made = made_of, (done, round_ledgers, self.ledger())
-        self._forms["ledgers"] = (was, made)
-        done, round_ledgers, ledger = cast(tuple[int, list[Ledger], Ledger], made)
+        forms = self._forms.begin()
+        form, same = forms.form, forms.same
+        # the rounds done and the ledgers, kept while made of the same (immutable) objects
+        done, round_ledgers, ledger = forms.made(
+            "ledgers", (self.config, self.stance_table, *self.turns), self._ledgers_now
+        )
 
-        def form(obj: _Frozen, make: Callable[[_Frozen], _Form]) -> FrozenForm | FrozenItems:
-            # Frozen*: the store keeps their text between saves too (collab.json_text).
-            kept = forms.get(id(obj))
-            if kept is not None and kept[0] is obj:
-                made: FrozenForm | FrozenItems = kept[1]
-            else:
-                fresh = make(obj)
-                made = FrozenForm(fresh) if isinstance(fresh, dict) else FrozenItems(fresh)
-            self._forms[id(obj)] = (obj, made)
-            return made
-
-        def ledger_form(lg: Ledger) -> FrozenForm | FrozenItems:
-            # its issues' forms too, kept while each is the same issue (collab.ledger_cache)
-            made = form(lg, lambda _: [form(i, issue_to_dict) for i in lg.issues])
-            self._forms.update((id(i), (i, f)) for i, f in zip(lg.issues, made, strict=True))
-            return made
-
-        def same(name: str, made: dict[str, object] | list[int]) -> FrozenForm | FrozenItems:
-            # the last save's form of ``name`` while it holds values written alike (its
-            # text kept too), else ``made`` frozen: these are made anew on every save
-            values = (
-                tuple(x for kv in made.items() for x in kv)
-                if isinstance(made, dict)
-                else tuple(made)
-            )
-            was, frozen = forms.get(name, (None, None))
-            if not (
-                isinstance(was, tuple)
-                and len(was) == len(values)
-                and all(map(_written_alike, was, values))
-            ):
-                frozen = FrozenForm(made) if isinstance(made, dict) else FrozenItems(made)
-                was = values
-            self._forms[name] = (was, frozen)
-            return cast(FrozenForm | FrozenItems, frozen)
-
-        def judge_form(judge: Judge) -> FrozenForm | FrozenItems:
+        def judge_form(judge: Judge) -> Frozen:
             # asdict(judge), its meta (immutable) made once: the Judge is saved till the end
             made = {name: getattr(judge, name) for name in _JUDGE_FIELDS}
             made["meta"] = None if judge.meta is None else form(judge.meta, meta_to_dict)
             return same("judge", made)
 
-        def money() -> tuple[object, ...]:
-            # the costs and tokens, made of the agent calls' metas (immutable) alone: kept
-            # while the same turns, Judges and follow-ups hold the same metas
-            followups = self.followups
-            made_of = (
-                self.config, len(self.turns), *self.turns,
-                len(self.superseded_judges), *(j.meta for j in self.superseded_judges),
-                None if self.judge is None else self.judge.meta,
-                *(x for f in followups for x in (f.seat, f.meta)),
-            )  # fmt: skip
-            was, kept = forms.get("money", (None, None))
-            if not (
-                isinstance(was, tuple)
-                and len(was) == len(made_of)
-                and all(map(_written_alike, was, made_of))
-            ):
-                tokens = self.tokens()
-                by_side = {str(s): self.cost_usd(s) for s in self.seats}
-                kept = (
-                    self.cost_usd(),
-                    same("cost_usd_by_side", {**by_side, "judge": self.judge_cost_usd()}),
-                    self.cost_estimated(),
-                    same("tokens", {name: getattr(tokens, name) for name in _USAGE_FIELDS}),
-                )  # tokens: ints, as asdict's
-                was = made_of
-            else:  # their forms, for the next save's ``same``
-                self._forms.update((name, forms[name]) for name in ("cost_usd_by_side", "tokens"))
-            self._forms["money"] = (was, kept)
-            return cast(tuple[object, ...], kept)
+        def money() -> tuple[float | None, Frozen, bool, Frozen]:
+            tokens = self.tokens()
+            by_side = {str(s): self.cost_usd(s) for s in self.seats}
+            return (
+                self.cost_usd(),
+                same("cost_usd_by_side", {**by_side, "judge": self.judge_cost_usd()}),
+                self.cost_estimated(),
+                same("tokens", {name: getattr(tokens, name) for name in _USAGE_FIELDS}),
+            )  # tokens: ints, as asdict's
 
-        cost_usd, by_side, estimated, tokens = money()
+        # the costs and tokens, kept while the same turns, Judges and follow-ups hold them
+        paid_by = (
+            self.config, len(self.turns), *self.turns,
+            len(self.superseded_judges), *(j.meta for j in self.superseded_judges),
+            None if self.judge is None else self.judge.meta,
+            *(x for f in self.followups for x in (f.seat, f.meta)),
+        )  # fmt: skip
+        cost_usd, by_side, estimated, tokens = forms.made(
+            "money", paid_by, money, along=("cost_usd_by_side", "tokens")
+        )
         return {
             "collab_version": __version__,
             "run_id": self.run_id,
@@ -476,8 +383,8 @@ class RunState:
             "superseded_judges": [asdict(j) for j in self.superseded_judges] or _NOTHING,
             "plan": None if self.plan is None else form(self.plan, copy.deepcopy),
             # Derived, kept for readers of state.json (resume recomputes them).
-            "ledger": ledger_form(ledger),
-            "round_ledgers": [ledger_form(lg) for lg in round_ledgers] or _NOTHING,
+            "ledger": forms.ledger(ledger),
+            "round_ledgers": [forms.ledger(lg) for lg in round_ledgers] or _NOTHING,
             "ledger_stamp": LEDGER_STAMP,
             "cost_usd": cost_usd,
             "cost_usd_by_side": by_side,
