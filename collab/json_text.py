@@ -46,6 +46,9 @@ _string = json.encoder.encode_basestring  # json's own, for ensure_ascii=False (
 
 _NESTED = (list, tuple, dict)  # what json indents (a tuple: ``A | B`` is made on every call)
 _FROZEN = (FrozenForm, FrozenItems)
+# Kept by identity too: a value of these types never changes (the run's id, its status,
+# None: ~20 of a save's values, each a call of json's encoder).
+_SCALARS = frozenset((str, int, float, bool, type(None)))
 
 
 def _dumps(value: object) -> str:
@@ -53,11 +56,12 @@ def _dumps(value: object) -> str:
 
 
 def document_text(doc: dict[str, object], kept: Texts) -> str:
-    """``json.dumps(doc, ensure_ascii=False, indent=1)``; the text of each frozen part is
-    taken from ``kept`` when the same object is there at the same depth, and ``kept`` is
-    left holding this document's frozen parts (those inside a kept text too). A list
-    holding frozen parts (the turns, a ledger's issues) is spliced from the text of each
-    of its items."""
+    """``json.dumps(doc, ensure_ascii=False, indent=1)``; the text of each frozen part (or
+    scalar) is taken from ``kept`` when the same object is there at the same depth, or
+    made from its text a level up or down (this save's or the last's: the run's ledger
+    is its last round's too, one level deeper), and ``kept`` is left holding this
+    document's frozen parts (those inside a kept text too). A list holding frozen parts
+    (the turns, a ledger's issues) is spliced from the text of each of its items."""
     if not doc or not all(type(key) is str for key in doc):
         kept.clear()
         return _dumps(doc)  # a key json converts (or none at all): json's own text
@@ -72,12 +76,18 @@ def document_text(doc: dict[str, object], kept: Texts) -> str:
             keep(part, old[part])
 
     def text(value: object, depth: int) -> str:
-        frozen = isinstance(value, _FROZEN)
+        frozen = type(value) in _SCALARS or isinstance(value, _FROZEN)
         if frozen:
             hit = old.get((id(value), depth))
             if hit is not None and hit[0] is value:
                 keep((id(value), depth), hit)
                 return hit[1]
+            for near in (depth - 1, depth + 1):  # the same object a level up or down
+                hit = kept.get((id(value), near)) or old.get((id(value), near))
+                if hit is not None and hit[0] is value:
+                    made = hit[1].replace("\n" + " " * near, "\n" + " " * depth)
+                    kept[id(value), depth] = (value, made, ())
+                    return made
         parts: tuple[Key, ...] = ()
         if isinstance(value, list) and any(isinstance(v, _FROZEN) for v in value):
             pad = "\n" + " " * (depth + 1)

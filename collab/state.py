@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Literal, TypeVar, get_args
+from typing import Literal, get_args
 
 from collab import __version__
 from collab.agents.decoding import Usage, sum_usage
@@ -16,7 +16,7 @@ from collab.decision import DECISION_KINDS, HumanDecision
 from collab.errors import DamagedRun
 from collab.evidence import EVIDENCE_STATUSES, EvidenceCheck
 from collab.fields import DamagedField, Fields
-from collab.json_text import FrozenForm, FrozenItems
+from collab.json_text import FrozenItems
 from collab.ledger import (
     CURRENT_TABLE,
     STATUSES,
@@ -27,15 +27,14 @@ from collab.ledger import (
     Resolution,
     SeverityChange,
     TableName,
-    issue_to_dict,
     replay,
-    with_checks,
 )
 from collab.ledger_cache import LedgerCache, Made, present_in
 from collab.records import record
+from collab.saved_forms import Frozen, Rechecks, SavedForms
 from collab.seats import SEATS, SIDES, Seat, Side, round_order
 from collab.store import SCHEMA_VERSION, RunDir, StoredRun, scan_runs
-from collab.turns import AgentMeta, TurnRecord, meta_from_fields
+from collab.turns import AgentMeta, TurnRecord, meta_from_fields, meta_to_dict
 from collab.verdict import Verdict, verdict
 
 RESOLUTIONS: tuple[Resolution, ...] = get_args(Resolution)
@@ -45,8 +44,6 @@ RUN_STATUSES: tuple[RunStatus, ...] = get_args(RunStatus)
 # only its own kind of run. Optional in state.json: a run saved without it was a person's.
 Origin = Literal["cli", "mcp"]
 ORIGINS: tuple[Origin, ...] = get_args(Origin)
-_Frozen = TypeVar("_Frozen")
-_Form = TypeVar("_Form", dict[str, object], list[FrozenForm | FrozenItems])
 # Every empty list of the document (~6 a save): one frozen object, its text kept between saves.
 _NOTHING = FrozenItems()
 
@@ -169,11 +166,8 @@ class RunState:
     _ledgers: LedgerCache = field(
         default_factory=LedgerCache, init=False, repr=False, compare=False
     )
-    # :meth:`to_dict`'s forms of the immutable config, turns and ledgers of the last save,
-    # by identity (a run is saved after every step, with every turn and round ledger).
-    _forms: dict[int, tuple[object, Any]] = field(
-        default_factory=dict, init=False, repr=False, compare=False
-    )
+    _checked: Rechecks = field(default_factory=Rechecks, init=False, repr=False, compare=False)
+    _forms: SavedForms = field(default_factory=SavedForms, init=False, repr=False, compare=False)
 
     def note_for(self, round_no: int) -> str | None:
         """The decider's note for a round added by ``collab continue`` (None: no note)."""
@@ -242,7 +236,7 @@ class RunState:
             present.__getitem__, self.config.quorum, start,
         )  # fmt: skip
         # Each cite with what its check found (the latest check of the same cite wins).
-        return with_checks(ledger, {c.key(): c.status for t in turns for c in t.evidence_checks})
+        return self._checked(ledger, {c.key(): c.status for t in turns for c in t.evidence_checks})
 
     def keep_ledger(self, ledger: Ledger) -> None:
         """Take ``ledger`` (the one state.json keeps: :func:`stored_ledger`) as :meth:`ledger`'s
@@ -322,38 +316,47 @@ class RunState:
         return sum_usage([m.usage for m in self._metas() if m.usage is not None]) or Usage()
 
     # -- persistence -----------------------------------------------------------------
+    def _ledgers_now(self) -> tuple[int, list[Ledger], Ledger]:
+        rounds = self.round_ledgers()  # first: the run's ledger may be the last one
+        return len(rounds), rounds, self.ledger()
+
     def to_dict(self) -> dict[str, object]:
         """The state.json document. The parts made from immutable objects (the config,
         each turn, ledger and round order, the plan) are the same objects from one call
         to the next: read them, never change them."""
-        round_ledgers = self.round_ledgers()  # first: the run's ledger may be the last one
-        ledger = self.ledger()
-        forms, self._forms = self._forms, {}
+        forms = self._forms.begin()
+        form, same = forms.form, forms.same
+        # the rounds done and the ledgers, kept while made of the same (immutable) objects
+        done, round_ledgers, ledger = forms.made(
+            "ledgers", (self.config, self.stance_table, *self.turns), self._ledgers_now
+        )
 
-        def form(obj: _Frozen, make: Callable[[_Frozen], _Form]) -> FrozenForm | FrozenItems:
-            # Frozen*: the store keeps their text between saves too (collab.json_text).
-            kept = forms.get(id(obj))
-            if kept is not None and kept[0] is obj:
-                made: FrozenForm | FrozenItems = kept[1]
-            else:
-                fresh = make(obj)
-                made = FrozenForm(fresh) if isinstance(fresh, dict) else FrozenItems(fresh)
-            self._forms[id(obj)] = (obj, made)
-            return made
-
-        def ledger_form(lg: Ledger) -> FrozenForm | FrozenItems:
-            # its issues' forms too, kept while each is the same issue (collab.ledger_cache)
-            made = form(lg, lambda _: [form(i, issue_to_dict) for i in lg.issues])
-            self._forms.update((id(i), (i, f)) for i, f in zip(lg.issues, made, strict=True))
-            return made
-
-        def judge_form(judge: Judge) -> dict[str, object]:
+        def judge_form(judge: Judge) -> Frozen:
             # asdict(judge), its meta (immutable) made once: the Judge is saved till the end
             made = {name: getattr(judge, name) for name in _JUDGE_FIELDS}
-            made["meta"] = None if judge.meta is None else form(judge.meta, asdict)
-            return made
+            made["meta"] = None if judge.meta is None else form(judge.meta, meta_to_dict)
+            return same("judge", made)
 
-        tokens = self.tokens()
+        def money() -> tuple[float | None, Frozen, bool, Frozen]:
+            tokens = self.tokens()
+            by_side = {str(s): self.cost_usd(s) for s in self.seats}
+            return (
+                self.cost_usd(),
+                same("cost_usd_by_side", {**by_side, "judge": self.judge_cost_usd()}),
+                self.cost_estimated(),
+                same("tokens", {name: getattr(tokens, name) for name in _USAGE_FIELDS}),
+            )  # tokens: ints, as asdict's
+
+        # the costs and tokens, kept while the same turns, Judges and follow-ups hold them
+        paid_by = (
+            self.config, len(self.turns), *self.turns,
+            len(self.superseded_judges), *(j.meta for j in self.superseded_judges),
+            None if self.judge is None else self.judge.meta,
+            *(x for f in self.followups for x in (f.seat, f.meta)),
+        )  # fmt: skip
+        cost_usd, by_side, estimated, tokens = forms.made(
+            "money", paid_by, money, along=("cost_usd_by_side", "tokens")
+        )
         return {
             "collab_version": __version__,
             "run_id": self.run_id,
@@ -364,9 +367,9 @@ class RunState:
             "stop_detail": self.stop_detail,
             "error": self.error,
             "config": form(self.config, DebateConfig.to_dict),
-            "rounds_done": self.rounds_done(),
+            "rounds_done": done,
             "turns": [form(t, TurnRecord.to_dict) for t in self.turns] or _NOTHING,
-            "checked_rounds": list(self.checked_rounds) or _NOTHING,
+            "checked_rounds": same("checked_rounds", self.checked_rounds) or _NOTHING,
             "angle": None if self.angle is None else asdict(self.angle),
             "judge": None if self.judge is None else judge_form(self.judge),
             "warnings": list(self.warnings) or _NOTHING,
@@ -380,18 +383,15 @@ class RunState:
             "superseded_judges": [asdict(j) for j in self.superseded_judges] or _NOTHING,
             "plan": None if self.plan is None else form(self.plan, copy.deepcopy),
             # Derived, kept for readers of state.json (resume recomputes them).
-            "ledger": ledger_form(ledger),
-            "round_ledgers": [ledger_form(lg) for lg in round_ledgers] or _NOTHING,
+            "ledger": forms.ledger(ledger),
+            "round_ledgers": [forms.ledger(lg) for lg in round_ledgers] or _NOTHING,
             "ledger_stamp": LEDGER_STAMP,
-            "cost_usd": self.cost_usd(),
-            "cost_usd_by_side": {
-                **{str(s): self.cost_usd(s) for s in self.seats},
-                "judge": self.judge_cost_usd(),
-            },
+            "cost_usd": cost_usd,
+            "cost_usd_by_side": by_side,
             "round_orders": [form(o, asdict) for o in self.round_orders] or _NOTHING,
-            "judge_order": list(self.judge_order) or _NOTHING,
-            "cost_estimated": self.cost_estimated(),
-            "tokens": {name: getattr(tokens, name) for name in _USAGE_FIELDS},  # ints: asdict's
+            "judge_order": form(self.judge_order, list) if self.judge_order else _NOTHING,
+            "cost_estimated": estimated,
+            "tokens": tokens,
         }
 
     @staticmethod

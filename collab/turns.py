@@ -67,8 +67,8 @@ class TurnRecord:
         # Field by field, not asdict(self), which deep-copied the contract only for it to
         # be replaced here (a run is saved after every step with all its turns).
         d: dict[str, object] = {f.name: getattr(self, f.name) for f in _TURN_FIELDS}
-        d["meta"] = asdict(self.meta)
-        d["reask"] = None if self.reask is None else asdict(self.reask)
+        d["meta"] = meta_to_dict(self.meta)
+        d["reask"] = None if self.reask is None else meta_to_dict(self.reask)
         d["contract"] = None if self.contract is None else contract_to_dict(self.contract)
         d["warnings"] = list(self.warnings)
         d["evidence_checks"] = [asdict(c) for c in self.evidence_checks]
@@ -104,6 +104,15 @@ class TurnRecord:
         )
 
 
+def meta_to_dict(meta: AgentMeta) -> dict[str, object]:
+    """``asdict(meta)``, field by field: its fields are scalars but the usage, whose are
+    ints (asdict deep-copies each value, ~8x the cost, on every turn a run records)."""
+    d: dict[str, object] = {f.name: getattr(meta, f.name) for f in _META_FIELDS}
+    usage = meta.usage
+    d["usage"] = None if usage is None else {f.name: getattr(usage, f.name) for f in _USAGE_FIELDS}
+    return d
+
+
 def meta_from_fields(f: Fields) -> AgentMeta:
     usage = f.opt_obj("usage")
     return AgentMeta(
@@ -134,3 +143,5 @@ def usage_from_fields(f: Fields) -> Usage:
 
 _USAGE_KEYS = tuple(u.name for u in fields(Usage))
 _TURN_FIELDS = fields(TurnRecord)
+_META_FIELDS = fields(AgentMeta)
+_USAGE_FIELDS = fields(Usage)

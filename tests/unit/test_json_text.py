@@ -4,6 +4,7 @@ indent=1)``, whatever the document and whichever of its parts are kept from the 
 from __future__ import annotations
 
 import json
+from dataclasses import asdict, replace
 from pathlib import Path
 from random import Random
 from typing import Any
@@ -13,9 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import collab.store
+from collab.agents.decoding import Usage
 from collab.json_text import FrozenForm, FrozenItems, Texts, document_text
 from collab.runners.inprocess import SCRIPTED
-from collab.state import RunState
+from collab.state import FollowUp, RunState
+from collab.turns import AgentMeta, meta_to_dict
 from tests.unit.strategies import UNICODE
 from tests.unit.test_orchestrator import QUIET, circling, debate, fresh_point, said
 
@@ -121,6 +124,51 @@ def test_the_texts_inside_a_kept_text_are_kept_with_it() -> None:
     )
 
 
+def test_a_part_a_level_up_or_down_is_made_from_its_text_there(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The run's ledger is its last round's too, one level deeper: its text there is made
+    from the text a level up or down, this save's or the last's, not encoded again
+    (changed in place here, to see which text is written)."""
+    encoded: list[object] = []
+    real = collab.json_text._dumps
+    monkeypatch.setattr(collab.json_text, "_dumps", lambda v: encoded.append(v) or real(v))
+    issue = FrozenForm({"id": "I1", "checks": ["a", "b"]})
+    ledger = FrozenItems([issue])
+    kept: Texts = {}
+    # Encoded at depth 3 (its issue at 4), then made from this save's a level deeper.
+    doc = {"deeper": [FrozenItems([ledger])], "round_ledgers": [ledger], "ledger": ledger}
+    assert document_text(doc, kept) == dumps(doc) and encoded.count(issue) == 1
+    issue["id"] = "changed"
+    for moved in (
+        {"round_ledgers": [ledger]},  # kept at its own depth
+        {"deeper": [FrozenItems([ledger])]},  # from the last save's, a level up
+        {"round_ledgers": [ledger]},  # from the last save's, a level deeper
+        {"ledger": ledger, "round_ledgers": [ledger]},
+        {"x": [ledger], "y": [FrozenItems([ledger])]},  # from this save's, a level up
+    ):
+        text = document_text(moved, kept)
+        assert text == dumps(moved).replace('"changed"', '"I1"') != dumps(moved)
+    assert encoded.count(issue) == 1
+
+
+def test_a_scalar_is_kept_by_identity_as_a_frozen_part_is(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A string, number, bool or None never changes: the same object's text is kept (the
+    run's id, its status, every None of a save), whichever type it is; a list or dict
+    that is not frozen is encoded again."""
+    encoded: list[object] = []
+    real = collab.json_text._dumps
+    monkeypatch.setattr(collab.json_text, "_dumps", lambda v: encoded.append(v) or real(v))
+    scalars: list[object] = ["run-1", 2**70, -0.0, float("nan"), True, False, None]
+    doc = {str(n): v for n, v in enumerate(scalars)} | {"a": [1], "d": {"k": 1}}
+    kept: Texts = {}
+    assert document_text(doc, kept) == dumps(doc)
+    assert document_text(doc, kept) == dumps(doc)
+    assert encoded == [*scalars, [1], {"k": 1}, [1], {"k": 1}]
+
+
 def test_every_kind_of_value_beside_kept_parts_is_written_as_json_writes_it() -> None:
     scalars = [
         True,
@@ -201,3 +249,50 @@ def test_unicode_and_control_characters_in_replies_are_saved_as_json_writes_them
     assert run.error is None and every_save
     assert all(text == expected for text, expected in every_save)
     assert any(odd in json.loads(text)["turns"][0]["reply"] for text, _ in every_save[2:])
+
+
+def test_the_parts_made_anew_on_every_save_are_kept_only_while_written_alike() -> None:
+    # to_dict keeps its form of the checked rounds, the Judge, the costs by side and the
+    # tokens (and the store their text) while each holds values json writes alike.
+    state = debate({}, rounds=2).state
+    assert state.judge is not None and state.judge.meta is not None
+    meta, kept = state.judge.meta, Texts()
+
+    def saved() -> dict[str, Any]:
+        doc = state.to_dict()
+        text = document_text(doc, kept)
+        assert text == dumps(doc) == dumps(replace(state).to_dict())  # a state with none kept
+        return dict(json.loads(text))
+
+    before = saved()
+    assert saved() == before
+    state.checked_rounds.append(7)
+    assert saved()["checked_rounds"] == [*before["checked_rounds"], 7]
+    state.judge.text = "Another summary."
+    assert saved()["judge"]["text"] == "Another summary."
+    for cost in (0.0, -0.0, 0, 2.5, 2.5):  # equal, but json writes 0.0, -0.0 and 0 apart
+        state.judge.meta = replace(meta, cost_usd=cost)
+        assert saved()["cost_usd_by_side"]["judge"] == cost
+    state.judge.meta = replace(meta, usage=Usage(input_tokens=10**6))
+    assert saved()["tokens"]["input_tokens"] > 10**6
+    # The costs and tokens are kept while the same calls' metas make them, wherever held.
+    asked = FollowUp("A", "Why?", "Because.", "ok", 2, "", replace(meta, cost_usd=1.0))
+    state.followups.append(asked)
+    assert saved()["cost_usd_by_side"]["A"] != before["cost_usd_by_side"]["A"]
+    asked.seat = "B"
+    assert saved()["cost_usd_by_side"]["A"] == before["cost_usd_by_side"]["A"]
+    state.superseded_judges.append(state.judge)
+    state.judge = None
+    assert saved()["cost_usd_by_side"]["judge"] is None
+    # The rounds done, kept while the same config and turns make them.
+    assert saved()["rounds_done"] == 2
+    state.turns[-1] = replace(state.turns[-1], round_no=5)  # as many turns: one elsewhere
+    assert saved()["rounds_done"] == 1
+    state.config = replace(state.config, rounds=0)
+    assert saved()["rounds_done"] == 0
+
+
+@pytest.mark.parametrize("usage", [None, Usage(1, 2, 3, 4)])
+def test_a_meta_is_saved_as_asdict_makes_it(usage: Usage | None) -> None:
+    meta = AgentMeta("fake", "m", 0, 1.5, 2, usage, 0.25, "s", "e", 1, True)
+    assert list(meta_to_dict(meta).items()) == list(asdict(meta).items())
