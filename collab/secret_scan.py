@@ -391,6 +391,10 @@ def _build() -> tuple[dict[str, Any], _Engine]:
         return get_settings().filters, _Engine(list(get_plugins()), list(get_filters()))
 
 
+# A line plugin, the words a line needs for it (None: any line) and its skip test, or None.
+_LinePlugin = tuple[Any, "frozenset[str] | None", "Callable[[Any, str, Any], bool] | None"]
+
+
 class _Engine:
     """The plugins and filters of one ``transient_settings`` block, run over text."""
 
@@ -412,7 +416,7 @@ class _Engine:
         # anything on it: one of the literal runs each of its patterns needs (a regex detector
         # only reports what its patterns find in the line; KeywordDetector only on a line its
         # gate passes). Most lines hold none of a plugin's words: its regexes are not run.
-        self._line_plugins = [
+        self._line_plugins: list[_LinePlugin] = [
             (p, _words([keyword] if type(p).__name__ == _KEYWORD_PLUGIN else _patterns(p)),
              gates.get(type(p).__name__))
             for p in plugins
@@ -440,6 +444,13 @@ class _Engine:
         from detect_secrets.util.code_snippet import get_code_snippet
 
         filename = _rules_name(source)
+        # The plugins whose words the text holds somewhere; no other can report on a line.
+        folded = _fold(text)
+        plugins = [
+            (plugin, words, gate)
+            for plugin, words, gate in self._line_plugins
+            if words is None or any(word in folded for word in words)
+        ]
         lines = [line.removesuffix("\r") for line in text.split("\n")]
         found: set[tuple[int, str]] = set()
         for number, raw in enumerate(lines, start=1):
@@ -448,7 +459,7 @@ class _Engine:
                 context = get_code_snippet(lines=lines, line_number=number)
                 key = (number, tuple(context.lines))
                 if key not in seen:
-                    seen[key] = list(self._kinds(filename, context, number, line))
+                    seen[key] = list(self._kinds(plugins, filename, context, number, line))
                 found.update((number, kind) for kind in seen[key])
         found.update(self._private_keys(text))
         # One key, one finding: a generic kind of ours gives way to a specific one on its line.
@@ -456,11 +467,13 @@ class _Engine:
         found = {(n, kind) for n, kind in found if kind not in _GENERIC_KINDS or n not in specific}
         return [SecretHit(source, number, kind) for number, kind in sorted(found)]
 
-    def _kinds(self, filename: str, context: Any, number: int, line: str) -> Iterator[str]:
+    def _kinds(
+        self, plugins: list[_LinePlugin], filename: str, context: Any, number: int, line: str
+    ) -> Iterator[str]:
         values: dict[str, Any] = {"filename": filename, "line": line, "context": context}
         line_checked = False  # the line filters are slow: run them once a plugin finds something
         folded = _fold(line)
-        for plugin, words, gate in self._line_plugins:
+        for plugin, words, gate in plugins:
             if words is not None and not any(word in folded for word in words):
                 continue
             if gate is not None and not gate(plugin, line, context):
