@@ -481,21 +481,25 @@ class _Engine:
             for candidate in plugin.analyze_line(
                 filename=filename, line=line, line_number=number, context=context
             ):
+                secret = candidate.secret_value
+                # A format match with an empty capture group (NpmDetector's ``npm_...``
+                # alternative) would be dropped by the value filters as "templated", so the
+                # engine alone never reports those tokens. A format match is a hit.
+                if secret and any(
+                    _rejects(fn, {**values, "secret": secret, "plugin": plugin})
+                    for fn in self._value_filters
+                ):
+                    continue
+                # The line filters drop every candidate of the line or none: they are slow
+                # (the indirect-reference pattern), so they run once, for the first candidate
+                # the value filters keep.
                 if not line_checked:
                     if any(
                         _rejects(fn, values) for fn in self._line_filters if _may_reject(fn, line)
                     ):
                         return
                     line_checked = True
-                secret = candidate.secret_value
-                # A format match with an empty capture group (NpmDetector's ``npm_...``
-                # alternative) would be dropped by the value filters as "templated", so the
-                # engine alone never reports those tokens. A format match is a hit.
-                if not secret or not any(
-                    _rejects(fn, {**values, "secret": secret, "plugin": plugin})
-                    for fn in self._value_filters
-                ):
-                    yield _kind(plugin)
+                yield _kind(plugin)
 
     def _private_keys(self, text: str) -> Iterator[tuple[int, str]]:
         # A PEM key spans lines (header, body, footer), so the engine matches its patterns
