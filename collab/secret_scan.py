@@ -517,12 +517,18 @@ def _kind(plugin: Any) -> str:
     return str(getattr(plugin, "reported_as", plugin.secret_type))
 
 
+# The tail of is_indirect_reference's pattern (detect_secrets.filters.heuristic), from the
+# assignment or comparison on: the whole pattern is found in a line exactly where its tail is
+# (what comes before the operator may be empty), and the tail is found in linear time.
+_INDIRECT_TAIL = re.compile(r"(:=?|[!=]{1,3})\s*([\w.-]+[\[\(][^\v]*[\]\)])")
+
+
 def _may_reject(fn: Any, line: str) -> bool:
     """Whether a line filter can drop this line. The engine's is_indirect_reference
-    (``x = os.environ[...]``, ``x = get(...)``) needs an opening bracket, and its pattern
-    takes quadratic time over a long line without one (~80 ms for 1,000 characters, such
-    as a kubeconfig's ``client-key-data``): there it is not run."""
-    return fn.__name__ != "is_indirect_reference" or "(" in line or "[" in line
+    (``x = os.environ[...]``, ``x = get(...)``) drops only a line holding its pattern's
+    tail, and its pattern takes quadratic time over a long line without it (~80 ms for
+    1,000 characters, such as a kubeconfig's ``client-key-data``): there it is not run."""
+    return fn.__name__ != "is_indirect_reference" or _INDIRECT_TAIL.search(line) is not None
 
 
 def _names_azure(plugin: Any, context: Any) -> bool:

@@ -124,3 +124,43 @@ def test_the_words_of_patterns(patterns: list[str], words: set[str] | None) -> N
 
 def test_a_plugin_without_patterns_runs_on_every_line() -> None:
     assert secret_scan._patterns(object()) is None
+
+
+INDIRECT = [
+    "password = get_secret_key()",
+    "token = request.headers['apikey']",
+    "a: b = f(x)",
+    "if key == keys[0]:",
+    "pass := call(a)",
+    "x !== y(z)",
+    "api_key = 'abc'  # see (the docs)",
+    "key: value(1",
+    "no operator here (x)",
+    "x != (y)",
+    'secret=os.environ["S"]',
+    "a = b = c[d]",
+    "token:\tvault.read(path)",
+]
+
+
+def test_the_indirect_reference_filter_runs_where_its_pattern_can_be_found() -> None:
+    """is_indirect_reference drops a line where its pattern's tail is found, and only there
+    (its pattern is that tail after anything, possibly nothing): elsewhere it is not run."""
+    from detect_secrets.filters.heuristic import (
+        _get_indirect_reference_regex,
+        is_indirect_reference,
+    )
+
+    assert _get_indirect_reference_regex().pattern.endswith(secret_scan._INDIRECT_TAIL.pattern)
+    lines = INDIRECT + [line.strip() for _, text, _ in _texts() for line in text.splitlines()]
+    assert [
+        line
+        for line in lines
+        if is_indirect_reference(line) != _may_reject(is_indirect_reference, line)
+    ] == []
+    assert [is_indirect_reference(line) for line in INDIRECT] == [True] * 6 + [False] * 4 + [
+        True
+    ] * 3
+    # A line over 1,000 characters is never dropped by it; it may be run there, in vain.
+    assert not is_indirect_reference("x" * 1000 + " = f(y)")
+    assert _may_reject(lambda line: False, "no bracket")
