@@ -112,6 +112,7 @@ def test_a_line_is_folded_as_ignorecase_matches_ascii_letters() -> None:
         (["(?=foo)"], None),
         (["\\bxy\\b"], {"xy"}),
         (["año"], {"a"}),
+        (["ab(cde)"], {"cde"}),
         (["abc", "de"], {"abc", "de"}),
         (["abc", "[de]"], None),
         (["[de]", "abc"], None),
@@ -122,8 +123,22 @@ def test_the_words_of_patterns(patterns: list[str], words: set[str] | None) -> N
     assert _words(compiled) == (None if words is None else frozenset(words))
 
 
+def test_a_verbose_pattern_is_read_as_compiled() -> None:
+    assert _words([re.compile("ab c  # d", re.VERBOSE)]) == frozenset({"abc"})
+
+
 def test_a_plugin_without_patterns_runs_on_every_line() -> None:
     assert secret_scan._patterns(object()) is None
+
+
+def test_every_line_detector_is_skipped_on_a_line_without_its_words() -> None:
+    """Each of the engine's line detectors (the keyword detector by its gate's words) has
+    words: none runs its patterns on every line."""
+    with secret_scan._engine() as engine:
+        words = {type(p).__name__: w for p, w, _ in engine._line_plugins}
+    assert [name for name, w in words.items() if not w] == []
+    assert {"secret", "token", "password"} <= words["KeywordDetector"]
+    assert words["GoogleApiKeyDetector"] == {"aiza"}
 
 
 INDIRECT = [
