@@ -15,7 +15,16 @@ from typing import Any
 import pytest
 
 from collab import secret_scan
-from collab.secret_scan import _both, _Engine, _fold, _kind, _may_reject, _rejects, _words
+from collab.secret_scan import (
+    _both,
+    _Engine,
+    _fold,
+    _kind,
+    _may_reject,
+    _rejects,
+    _words,
+    scan_text,
+)
 from tests.secret_corpus import variants
 from tests.unit.test_secret_scan import fill
 
@@ -179,3 +188,17 @@ def test_the_indirect_reference_filter_runs_where_its_pattern_can_be_found() -> 
     # A line over 1,000 characters is never dropped by it; it may be run there, in vain.
     assert not is_indirect_reference("x" * 1000 + " = f(y)")
     assert _may_reject(lambda line: False, "no bracket")
+
+
+def test_a_dropped_value_beside_a_key_does_not_hide_it() -> None:
+    """A detector's candidates on one line come as a set, in no set order: each one the
+    engine's value filters drop leaves the others to be judged (twenty lines, five dropped
+    values each, so one of them judged first is all but certain)."""
+    placeholders = [c * 24 for c in "~-./+"]  # no letter or digit: dropped by a value filter
+    lines = [
+        " ".join(f"-H 'X-{i}: Bearer {p}'" for i, p in enumerate(placeholders))
+        + f" -H 'Y: Bearer {fill(32)}'"
+        for _ in range(20)
+    ]
+    hits = scan_text("\n".join(lines) + "\n", "notes.md")
+    assert [(h.line, h.kind) for h in hits] == [(n, "Authorization Header") for n in range(1, 21)]
