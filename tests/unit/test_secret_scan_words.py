@@ -140,9 +140,12 @@ def test_a_plugin_without_patterns_runs_on_every_line() -> None:
     assert secret_scan._patterns(object()) is None
 
 
-def test_every_line_detector_is_skipped_on_a_line_without_its_words() -> None:
-    """Each of the engine's line detectors (the keyword detector by its gate's words) has
+def test_every_line_detector_is_skipped_on_a_line_without_its_words(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each line detector of a new engine (the keyword detector by its gate's words) has
     words: none runs its patterns on every line."""
+    monkeypatch.setattr(secret_scan, "_BUILT", [])
     with secret_scan._engine() as engine:
         words = {type(p).__name__: w for p, w, _ in engine._line_plugins}
     assert [name for name, w in words.items() if not w] == []
