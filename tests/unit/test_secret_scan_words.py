@@ -8,6 +8,7 @@ seeded.)"""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -68,6 +69,7 @@ FOLDED = [
 ]
 
 
+@functools.cache
 def _texts() -> list[tuple[str, str, str]]:
     """Each planted kind in each spelling (CRLF, indented, quoted, split by an invisible
     character...) in a context file; the hit and clean cases' findings are pinned by
@@ -149,8 +151,8 @@ def test_every_line_detector_is_skipped_on_a_line_without_its_words(
     with secret_scan._engine() as engine:
         words = {type(p).__name__: w for p, w, _ in engine._line_plugins}
     assert [name for name, w in words.items() if not w] == []
-    assert {"secret", "token", "password"} <= words["KeywordDetector"]
-    assert words["GoogleApiKeyDetector"] == {"aiza"}
+    assert {"secret", "token", "password"} <= (words["KeywordDetector"] or set())
+    assert words["GoogleApiKeyDetector"] == frozenset({"aiza"})
 
 
 INDIRECT = [
@@ -179,7 +181,12 @@ def test_the_indirect_reference_filter_runs_where_its_pattern_can_be_found() -> 
     )
 
     assert _get_indirect_reference_regex().pattern.endswith(secret_scan._INDIRECT_TAIL.pattern)
-    lines = INDIRECT + [line.strip() for _, text, _ in _texts() for line in text.splitlines()]
+    lines = INDIRECT + [
+        line.strip()
+        for _, text, _ in _texts()
+        for line in text.splitlines()
+        if "(" in line or "[" in line  # neither pattern is found in a line without
+    ]
     assert [
         line
         for line in lines
