@@ -41,6 +41,7 @@ from typing import Any
 
 from collab.errors import UsageError
 from collab.lazy import deferred, postponed_annotations
+from collab.secret_words import fold, needed_words
 from collab.text import for_prompt
 
 ALLOW_FLAG = "--allow-secrets"
@@ -417,7 +418,7 @@ class _Engine:
         # only reports what its patterns find in the line; KeywordDetector only on a line its
         # gate passes). Most lines hold none of a plugin's words: its regexes are not run.
         self._line_plugins: list[_LinePlugin] = [
-            (p, _words([keyword] if type(p).__name__ == _KEYWORD_PLUGIN else _patterns(p)),
+            (p, needed_words([keyword] if type(p).__name__ == _KEYWORD_PLUGIN else _patterns(p)),
              gates.get(type(p).__name__))
             for p in plugins
             if p not in whole
@@ -445,7 +446,7 @@ class _Engine:
 
         filename = _rules_name(source)
         # The plugins whose words the text holds somewhere; no other can report on a line.
-        folded = _fold(text)
+        folded = fold(text)
         plugins = [
             (plugin, words, gate)
             for plugin, words, gate in self._line_plugins
@@ -472,7 +473,7 @@ class _Engine:
     ) -> Iterator[str]:
         values: dict[str, Any] = {"filename": filename, "line": line, "context": context}
         line_checked = False  # the line filters are slow: run them once a plugin finds something
-        folded = _fold(line)
+        folded = fold(line)
         for plugin, words, gate in plugins:
             if words is not None and not any(word in folded for word in words):
                 continue
@@ -552,72 +553,6 @@ def _rejects(fn: Any, values: dict[str, Any]) -> bool:
     return bool(fn(**{k: values[k] for k in needs}))
 
 
-# The characters other than ASCII letters that a case-insensitive pattern matches as one
-# (``re.IGNORECASE`` folds by single characters: "İ" matches "i", "ſ" matches "s"; the
-# Kelvin sign lower-cases to "k" by itself); ``str.lower`` does the rest.
-_FOLDS = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s"})
-
-
-def _fold(line: str) -> str:
-    """The line as the words of ``_words`` are looked for in it."""
-    return line.translate(_FOLDS).lower()
-
-
 def _patterns(plugin: Any) -> list[Any] | None:
     """A regex detector's patterns (``RegexBasedDetector.denylist``), or None."""
     return list(plugin.denylist) if hasattr(type(plugin), "denylist") else None
-
-
-def _words(patterns: list[Any] | None) -> frozenset[str] | None:
-    """Words (lower case) one of which every match of any of the patterns holds, folded as
-    ``_fold`` folds a line; None when there are no patterns or one needs no such word."""
-    if not patterns:
-        return None
-    words: set[str] = set()
-    for pattern in patterns:
-        needed = _needed(_re_parser().parse(pattern.pattern, pattern.flags))
-        if needed is None:
-            return None
-        words |= needed
-    return frozenset(words)
-
-
-def _needed(items: Any) -> frozenset[str] | None:
-    """Of a parsed pattern (a sequence of ``re._parser`` items), the surest set of ASCII
-    literal runs one of which each of its matches holds, or None: the runs of consecutive
-    literals, a group's own, a branch's (all its alternatives' together), a repeat's taken
-    at least once; the set whose shortest run is longest."""
-    best: frozenset[str] | None = None
-    run = ""
-    for op, av in [*items, (None, None)]:
-        name = str(op)
-        if name == "LITERAL" and chr(av).isascii():
-            run += chr(av).lower()
-            continue
-        found: frozenset[str] | None = frozenset({run}) if run else None
-        run = ""
-        best = _surer(best, found)
-        if name in ("SUBPATTERN", "ATOMIC_GROUP"):
-            found = _needed(av[-1] if name == "SUBPATTERN" else av)
-        elif name == "BRANCH":
-            each = [_needed(branch) for branch in av[1]]
-            found = None if None in each else frozenset().union(*each)  # type: ignore[arg-type]
-        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT") and av[0] >= 1:
-            found = _needed(av[2])
-        else:
-            found = None
-        best = _surer(best, found)
-    return best
-
-
-def _surer(a: frozenset[str] | None, b: frozenset[str] | None) -> frozenset[str] | None:
-    """The set of words less likely found by chance: the one whose shortest word is longer."""
-    if a is None or (b is not None and min(map(len, b)) > min(map(len, a))):
-        return b
-    return a
-
-
-def _re_parser() -> Any:
-    import importlib
-
-    return importlib.import_module("re._parser")

@@ -1,4 +1,4 @@
-"""The words a line must hold before a detector runs on it (collab.secret_scan._words): they
+"""The words a line must hold before a detector runs on it (collab.secret_words): they
 skip work, never a finding. The engine's findings are compared with the old path's — every
 line plugin on every line, a line's filters run for its first candidate — over the corpus's
 planted variants (each kind, each spelling, in a context file) and lines whose keywords are
@@ -16,16 +16,8 @@ from typing import Any
 import pytest
 
 from collab import secret_scan
-from collab.secret_scan import (
-    _both,
-    _Engine,
-    _fold,
-    _kind,
-    _may_reject,
-    _rejects,
-    _words,
-    scan_text,
-)
+from collab.secret_scan import _both, _Engine, _kind, _may_reject, _rejects, scan_text
+from collab.secret_words import fold, needed_words
 from tests.secret_corpus import variants
 from tests.unit.test_secret_scan import fill
 
@@ -94,10 +86,10 @@ def test_the_words_change_no_finding() -> None:
 
 
 def test_a_line_is_folded_as_ignorecase_matches_ascii_letters() -> None:
-    assert _fold("İı ſ \u212a AbC-Z") == "ii s k abc-z"
+    assert fold("İı ſ \u212a AbC-Z") == "ii s k abc-z"
     every = "".join(map(chr, range(0x250))) + "\u212a"
     matched = set(re.findall("[a-z]", every, re.IGNORECASE))
-    assert {c for c in matched if _fold(c) not in "abcdefghijklmnopqrstuvwxyz"} == set()
+    assert {c for c in matched if fold(c) not in "abcdefghijklmnopqrstuvwxyz"} == set()
 
 
 @pytest.mark.parametrize(
@@ -131,11 +123,11 @@ def test_a_line_is_folded_as_ignorecase_matches_ascii_letters() -> None:
 )
 def test_the_words_of_patterns(patterns: list[str], words: set[str] | None) -> None:
     compiled = [re.compile(p) for p in patterns]
-    assert _words(compiled) == (None if words is None else frozenset(words))
+    assert needed_words(compiled) == (None if words is None else frozenset(words))
 
 
 def test_a_verbose_pattern_is_read_as_compiled() -> None:
-    assert _words([re.compile("ab c  # d", re.VERBOSE)]) == frozenset({"abc"})
+    assert needed_words([re.compile("ab c  # d", re.VERBOSE)]) == frozenset({"abc"})
 
 
 def test_a_plugin_without_patterns_runs_on_every_line() -> None:
