@@ -41,6 +41,7 @@ from typing import Any
 
 from collab.errors import UsageError
 from collab.lazy import deferred, postponed_annotations
+from collab.secret_words import fold, needed_words
 from collab.text import for_prompt
 
 ALLOW_FLAG = "--allow-secrets"
@@ -391,6 +392,10 @@ def _build() -> tuple[dict[str, Any], _Engine]:
         return get_settings().filters, _Engine(list(get_plugins()), list(get_filters()))
 
 
+# A line plugin, the words a line needs for it (None: any line) and its skip test, or None.
+_LinePlugin = tuple[Any, "frozenset[str] | None", "Callable[[Any, str, Any], bool] | None"]
+
+
 class _Engine:
     """The plugins and filters of one ``transient_settings`` block, run over text."""
 
@@ -408,7 +413,16 @@ class _Engine:
             _KEYWORD_PLUGIN: lambda plugin, line, context: keyword.search(line) is not None,
             _AZURE_PLUGIN: lambda plugin, line, context: _names_azure(plugin, context),
         }
-        self._line_plugins = [(p, gates.get(type(p).__name__)) for p in plugins if p not in whole]
+        # And before that, the words a line must hold (case-folded) for a plugin to report
+        # anything on it: one of the literal runs each of its patterns needs (a regex detector
+        # only reports what its patterns find in the line; KeywordDetector only on a line its
+        # gate passes). Most lines hold none of a plugin's words: its regexes are not run.
+        self._line_plugins: list[_LinePlugin] = [
+            (p, needed_words([keyword] if type(p).__name__ == _KEYWORD_PLUGIN else _patterns(p)),
+             gates.get(type(p).__name__))
+            for p in plugins
+            if p not in whole
+        ]  # fmt: skip
         # Filters by what they look at, as detect_secrets.core.scan applies them: the line
         # (allowlist pragma, indirect references) or the candidate value. Filters that look
         # only at the file name do not apply to text.
@@ -431,6 +445,13 @@ class _Engine:
         from detect_secrets.util.code_snippet import get_code_snippet
 
         filename = _rules_name(source)
+        # The plugins whose words the text holds somewhere; no other can report on a line.
+        folded = fold(text)
+        plugins = [
+            (plugin, words, gate)
+            for plugin, words, gate in self._line_plugins
+            if words is None or any(word in folded for word in words)
+        ]
         lines = [line.removesuffix("\r") for line in text.split("\n")]
         found: set[tuple[int, str]] = set()
         for number, raw in enumerate(lines, start=1):
@@ -439,7 +460,7 @@ class _Engine:
                 context = get_code_snippet(lines=lines, line_number=number)
                 key = (number, tuple(context.lines))
                 if key not in seen:
-                    seen[key] = list(self._kinds(filename, context, number, line))
+                    seen[key] = list(self._kinds(plugins, filename, context, number, line))
                 found.update((number, kind) for kind in seen[key])
         found.update(self._private_keys(text))
         # One key, one finding: a generic kind of ours gives way to a specific one on its line.
@@ -447,30 +468,39 @@ class _Engine:
         found = {(n, kind) for n, kind in found if kind not in _GENERIC_KINDS or n not in specific}
         return [SecretHit(source, number, kind) for number, kind in sorted(found)]
 
-    def _kinds(self, filename: str, context: Any, number: int, line: str) -> Iterator[str]:
+    def _kinds(
+        self, plugins: list[_LinePlugin], filename: str, context: Any, number: int, line: str
+    ) -> Iterator[str]:
         values: dict[str, Any] = {"filename": filename, "line": line, "context": context}
         line_checked = False  # the line filters are slow: run them once a plugin finds something
-        for plugin, gate in self._line_plugins:
+        folded = fold(line)
+        for plugin, words, gate in plugins:
+            if words is not None and not any(word in folded for word in words):
+                continue
             if gate is not None and not gate(plugin, line, context):
                 continue
             for candidate in plugin.analyze_line(
                 filename=filename, line=line, line_number=number, context=context
             ):
+                secret = candidate.secret_value
+                # A format match with an empty capture group (NpmDetector's ``npm_...``
+                # alternative) would be dropped by the value filters as "templated", so the
+                # engine alone never reports those tokens. A format match is a hit.
+                if secret and any(
+                    _rejects(fn, {**values, "secret": secret, "plugin": plugin})
+                    for fn in self._value_filters
+                ):
+                    continue
+                # The line filters drop every candidate of the line or none: they are slow
+                # (the indirect-reference pattern), so they run once, for the first candidate
+                # the value filters keep.
                 if not line_checked:
                     if any(
                         _rejects(fn, values) for fn in self._line_filters if _may_reject(fn, line)
                     ):
                         return
                     line_checked = True
-                secret = candidate.secret_value
-                # A format match with an empty capture group (NpmDetector's ``npm_...``
-                # alternative) would be dropped by the value filters as "templated", so the
-                # engine alone never reports those tokens. A format match is a hit.
-                if not secret or not any(
-                    _rejects(fn, {**values, "secret": secret, "plugin": plugin})
-                    for fn in self._value_filters
-                ):
-                    yield _kind(plugin)
+                yield _kind(plugin)
 
     def _private_keys(self, text: str) -> Iterator[tuple[int, str]]:
         # A PEM key spans lines (header, body, footer), so the engine matches its patterns
@@ -488,12 +518,18 @@ def _kind(plugin: Any) -> str:
     return str(getattr(plugin, "reported_as", plugin.secret_type))
 
 
+# The tail of is_indirect_reference's pattern (detect_secrets.filters.heuristic), from the
+# assignment or comparison on: the whole pattern is found in a line exactly where its tail is
+# (what comes before the operator may be empty), and the tail is found in linear time.
+_INDIRECT_TAIL = re.compile(r"(:=?|[!=]{1,3})\s*([\w.-]+[\[\(][^\v]*[\]\)])")
+
+
 def _may_reject(fn: Any, line: str) -> bool:
     """Whether a line filter can drop this line. The engine's is_indirect_reference
-    (``x = os.environ[...]``, ``x = get(...)``) needs an opening bracket, and its pattern
-    takes quadratic time over a long line without one (~80 ms for 1,000 characters, such
-    as a kubeconfig's ``client-key-data``): there it is not run."""
-    return fn.__name__ != "is_indirect_reference" or "(" in line or "[" in line
+    (``x = os.environ[...]``, ``x = get(...)``) drops only a line holding its pattern's
+    tail, and its pattern takes quadratic time over a long line without it (~80 ms for
+    1,000 characters, such as a kubeconfig's ``client-key-data``): there it is not run."""
+    return fn.__name__ != "is_indirect_reference" or _INDIRECT_TAIL.search(line) is not None
 
 
 def _names_azure(plugin: Any, context: Any) -> bool:
@@ -515,3 +551,8 @@ def _rejects(fn: Any, values: dict[str, Any]) -> bool:
     if not needs <= values.keys():
         return False
     return bool(fn(**{k: values[k] for k in needs}))
+
+
+def _patterns(plugin: Any) -> list[Any] | None:
+    """A regex detector's patterns (``RegexBasedDetector.denylist``), or None."""
+    return list(plugin.denylist) if hasattr(type(plugin), "denylist") else None
