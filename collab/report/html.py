@@ -21,7 +21,7 @@ from collab import __version__
 from collab.config import AgentChoice
 from collab.ledger import Issue, Ledger, Status, counts, get
 from collab.outcome import outcome_of
-from collab.panel import answered_line, issue_tally, one_family_note
+from collab.panel import IssueTally, answered_line, issue_tallies, one_family_note
 from collab.prices import fmt_cost
 from collab.report.markdown import cost_parts, judge_title, tokens_line
 from collab.report.markup import answer_first, markdown_html, prose_html
@@ -169,13 +169,13 @@ def _checks(issue: Issue, side: Side) -> tuple[CiteMark, ...]:
     return tuple(CiteMark(c.cite, c.status) for c in issue.checks(side))
 
 
-def _issue_row(issue: Issue, state: RunState) -> LedgerRow:
+def _issue_row(issue: Issue, tally: IssueTally, state: RunState) -> LedgerRow:
     return LedgerRow(
         issue=issue,
         severity=None if issue.severity == "major" else issue.severity,
         checks_a=_checks(issue, "A"),
         checks_b=_checks(issue, "B"),
-        tally=issue_tally(state, issue).line(),
+        tally=tally.line(),
         checks_more=tuple(_checks(issue, s) for s in state.config.seats[2:]),
     )
 
@@ -249,7 +249,10 @@ def render_html(state: RunState) -> str:
         steering=markdown_html(steering) if steering else None,
         tokens=tokens_line(state),
         ledger=ledger,
-        issue_rows=tuple(_issue_row(i, state) for i in ledger.issues),
+        issue_rows=tuple(
+            _issue_row(i, t, state)
+            for i, t in zip(ledger.issues, issue_tallies(state, ledger.issues), strict=True)
+        ),
         family_note=one_family_note(state),
         more_seats=cfg.seats[2:],
         answered=[answered_line(state, r.number) for r in rounds],

@@ -15,7 +15,7 @@ from collab.favours import flip_of
 from collab.ledger import get, open_blocking
 from collab.ledger_summary import ledger_markdown, title_md
 from collab.outcome import counts_text, outcome_of
-from collab.panel import answered_line, issue_tally, one_family_note
+from collab.panel import answered_line, issue_tallies, one_family_note
 from collab.prices import fmt_cost
 from collab.report.decision_input import flip_text
 from collab.report.markup import demote_headings
@@ -156,7 +156,10 @@ def tally_md(state: RunState) -> list[str]:
     if not issues:
         return []
     out = ["## Where the seats stand", ""]
-    out += [f"- {i.id} ({i.status}): {issue_tally(state, i).line()}" for i in issues]
+    out += [
+        f"- {i.id} ({i.status}): {t.line()}"
+        for i, t in zip(issues, issue_tallies(state, issues), strict=True)
+    ]
     return [*out, ""]
 
 
