@@ -19,7 +19,7 @@ from markupsafe import Markup
 
 from collab import __version__
 from collab.config import AgentChoice
-from collab.ledger import Issue, Ledger, Status, counts, get
+from collab.ledger import Issue, Ledger, Status, counts
 from collab.outcome import outcome_of
 from collab.panel import IssueTally, answered_line, issue_tallies, one_family_note
 from collab.prices import fmt_cost
@@ -121,6 +121,7 @@ def _env() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        auto_reload=False,  # the package's own template: no stat of its file per page
     )
     env.filters["cost"] = fmt_cost
     env.filters["clean"] = clean
@@ -135,28 +136,36 @@ def _css() -> Markup:
     return Markup(path.read_text(encoding="utf-8").strip())
 
 
-def _matrix(state: RunState) -> Matrix | None:
-    """Issue × round: when each issue appeared and how its status moved."""
-    final = state.ledger()
+def _matrix(state: RunState, final: Ledger, done: int) -> Matrix | None:
+    """Issue × round: when each issue appeared and how its status moved (``final``: the
+    state's ledger; ``done``: its rounds done)."""
     columns: list[tuple[str, Ledger]] = [
         (f"R{n}", lg) for n, lg in enumerate(state.round_ledgers(), 1)
     ]
-    if any(t.round_no > state.rounds_done() for t in state.turns):
+    if any(t.round_no > done for t in state.turns):
         columns.append(("now", final))
     if not final.issues or not columns:
         return None
+    # Each column's issues by id (the first of an id, as ledger.get finds it), and each
+    # kind of cell made once: a page has issues × columns of them.
+    by_id = [{i.id: i for i in reversed(lg.issues)} for _, lg in columns]
+    made: dict[tuple[Status | None, str], Cell] = {}
     rows = []
     for issue in final.issues:
         cells: list[Cell] = []
         prev: Status | None = None
-        for _, lg in columns:
-            now = get(lg, issue.id)
+        for issues in by_id:
+            now = issues.get(issue.id)
             if now is None:
-                cells.append(Cell(None))
-                continue
-            mark = "new" if prev is None else ("changed" if now.status != prev else "")
-            cells.append(Cell(now.status, mark))
-            prev = now.status
+                key: tuple[Status | None, str] = (None, "")
+            else:
+                mark = "new" if prev is None else ("changed" if now.status != prev else "")
+                key = (now.status, mark)
+                prev = now.status
+            cell = made.get(key)
+            if cell is None:
+                cell = made[key] = Cell(*key)
+            cells.append(cell)
         rows.append(MatrixRow(issue, tuple(cells)))
     return Matrix(
         columns=tuple(name for name, _ in columns),
@@ -232,6 +241,7 @@ def render_html(state: RunState) -> str:
     if steering:
         nav.insert(1, ("steering", "Decision"))
     ledger = state.ledger()
+    done = state.rounds_done()
     template = _env().get_template("report.html.j2")
     return template.render(
         css=_css(),
@@ -257,6 +267,8 @@ def render_html(state: RunState) -> str:
         more_seats=cfg.seats[2:],
         answered=[answered_line(state, r.number) for r in rounds],
         ledger_counts=counts(ledger),
-        matrix=_matrix(state),
+        matrix=_matrix(state, ledger, done),
+        verdict=state.verdict(ledger),
+        rounds_done=done,
         rounds=rounds,
     )
