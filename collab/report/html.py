@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
+from jinja2 import Environment, PackageLoader, StrictUndefined, Template
 from markupsafe import Markup
 
 from collab import __version__
@@ -107,7 +107,9 @@ class Round:
 
 def _finalize(value: object) -> object:
     if isinstance(value, str) and not isinstance(value, Markup):
-        return clean(value)
+        # Printable ASCII (most of a page's values: ids, statuses, labels, numbers) is what
+        # clean() leaves as it is: no control, escape, bidi or invisible character, no \r.
+        return value if value.isascii() and value.isprintable() else clean(value)
     return value
 
 
@@ -127,6 +129,11 @@ def _env() -> Environment:
     env.filters["clean"] = clean
     env.filters["prose"] = prose_html
     return env
+
+
+@cache
+def _template() -> Template:
+    return _env().get_template("report.html.j2")
 
 
 @cache
@@ -242,8 +249,7 @@ def render_html(state: RunState) -> str:
         nav.insert(1, ("steering", "Decision"))
     ledger = state.ledger()
     done = state.rounds_done()
-    template = _env().get_template("report.html.j2")
-    return template.render(
+    return _template().render(
         css=_css(),
         csp=Markup(CSP),  # ours, and a quote-free constant
         version=__version__,
