@@ -34,15 +34,15 @@ class SeatInfo:
 def seat_infos(state: RunState) -> tuple[SeatInfo, ...]:
     cfg = state.config
     return tuple(
-        SeatInfo(s, r.name, a.agent, a.model, model_family(a.agent, a.model))
-        for s, r, a in zip(cfg.seats, cfg.roles, cfg.agents, strict=True)
-    )
+        SeatInfo(s, cfg.role(s).name, cfg.agent(s).agent, cfg.agent(s).model,
+                 model_family(cfg.agent(s).agent, cfg.agent(s).model))
+        for s in cfg.seats
+    )  # fmt: skip
 
 
 def seat_families(state: RunState) -> dict[Seat, str]:
-    """Each seat's family of models (:func:`seat_infos` ``family``, without the rest)."""
-    cfg = state.config
-    return {s: model_family(a.agent, a.model) for s, a in zip(cfg.seats, cfg.agents, strict=True)}
+    """Each seat's family of models, by seat."""
+    return {i.label: i.family for i in seat_infos(state)}
 
 
 def answering(state: RunState) -> tuple[Seat, ...]:
