@@ -21,11 +21,10 @@ from collab import __version__
 from collab.config import AgentChoice
 from collab.ledger import Issue, Ledger, Status, counts
 from collab.outcome import outcome_of
-from collab.panel import IssueTally, answered_line, issue_tallies, one_family_note
+from collab.panel import IssueTally, answered_line
 from collab.prices import fmt_cost
-from collab.report.markdown import cost_parts, judge_title, tokens_line
+from collab.report.markdown import Shared, judge_title, tokens_line
 from collab.report.markup import answer_first, markdown_html, prose_html
-from collab.report.steering import steering_md
 from collab.seats import Side
 from collab.state import Angle, RunState
 from collab.text import clean
@@ -231,8 +230,11 @@ def _rounds(state: RunState) -> list[Round]:
     return out
 
 
-def render_html(state: RunState) -> str:
+def render_html(state: RunState, shared: Shared | None = None) -> str:
+    """The page (``shared``: :meth:`Shared.of` the state, when the transcript is written
+    with it)."""
     cfg = state.config
+    shared = Shared.of(state) if shared is None else shared
     judge = state.judge
     rounds = _rounds(state)
     nav = [("summary", "Summary"), ("ledger", "Ledger"), ("seats", "Seats"),
@@ -244,7 +246,7 @@ def render_html(state: RunState) -> str:
         if judge is None
         else markdown_html(answer_first(judge.text), heading_shift=1, raw_html=not judge.fallback)
     )
-    steering = steering_md(state)
+    steering = shared.steering
     if steering:
         nav.insert(1, ("steering", "Decision"))
     ledger = state.ledger()
@@ -259,17 +261,16 @@ def render_html(state: RunState) -> str:
         nav=nav,
         judge_title=judge_title(state),
         stop_phrase=outcome_of(state).stop_phrase(),
-        cost=cost_parts(state),
+        cost=shared.cost,
         seats=_seats(state),
         summary=summary,
         steering=markdown_html(steering) if steering else None,
         tokens=tokens_line(state),
         ledger=ledger,
         issue_rows=tuple(
-            _issue_row(i, t, state)
-            for i, t in zip(ledger.issues, issue_tallies(state, ledger.issues), strict=True)
+            _issue_row(i, t, state) for i, t in zip(ledger.issues, shared.tallies, strict=True)
         ),
-        family_note=one_family_note(state),
+        family_note=shared.family_note,
         more_seats=cfg.seats[2:],
         answered=[answered_line(state, r.number) for r in rounds],
         ledger_counts=counts(ledger),
