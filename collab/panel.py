@@ -5,6 +5,8 @@ when every answering seat is one family of models. Pure: reads a run, no I/O."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from collab.agents.catalogue import UNKNOWN, model_family
 from collab.ledger import Issue, tally
 from collab.records import record
@@ -38,6 +40,11 @@ def seat_infos(state: RunState) -> tuple[SeatInfo, ...]:
     )  # fmt: skip
 
 
+def seat_families(state: RunState) -> dict[Seat, str]:
+    """Each seat's family of models, by seat."""
+    return {i.label: i.family for i in seat_infos(state)}
+
+
 def answering(state: RunState) -> tuple[Seat, ...]:
     """The seats that answered at least one turn of the debate."""
     said = {t.side for t in state.turns if t.status in ANSWERED}
@@ -46,10 +53,11 @@ def answering(state: RunState) -> tuple[Seat, ...]:
 
 def one_family_note(state: RunState) -> str | None:
     """:data:`ONE_FAMILY` when the answering seats (two or more) share one family."""
-    families = {i.family for i in seat_infos(state) if i.label in answering(state)}
+    answered = answering(state)
+    families = {f for s, f in seat_families(state).items() if s in answered}
     if any(f.startswith(UNKNOWN) for f in families):  # an unknown family is its own
         return None
-    return ONE_FAMILY if len(answering(state)) >= 2 and len(families) == 1 else None
+    return ONE_FAMILY if len(answered) >= 2 and len(families) == 1 else None
 
 
 def answered_line(state: RunState, round_no: int) -> str:
@@ -84,11 +92,20 @@ class IssueTally:
 
 
 def issue_tally(state: RunState, issue: Issue) -> IssueTally:
-    family = {i.label: i.family for i in seat_infos(state)}
-    got = tally(issue, state.seats)
+    return issue_tallies(state, (issue,))[0]
 
-    def fams(seats: tuple[Seat, ...]) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(family[s] for s in seats))
+
+def issue_tallies(state: RunState, issues: Sequence[Issue]) -> list[IssueTally]:
+    """:func:`issue_tally` of each issue, the seats' families read once for all."""
+    family = seat_families(state)
+    return [_tally(issue, state.seats, family) for issue in issues]
+
+
+def _tally(issue: Issue, seats: tuple[Seat, ...], family: Mapping[Seat, str]) -> IssueTally:
+    got = tally(issue, seats)
+
+    def fams(who: tuple[Seat, ...]) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(family[s] for s in who))
 
     return IssueTally(
         got["agree"], got["contest"], got["silent"],

@@ -13,6 +13,7 @@ import shutil
 import sys
 from collections.abc import Mapping
 from dataclasses import replace
+from functools import cache
 from pathlib import Path
 
 from collab.agents import claude, codex, gemini, llm, ollama
@@ -48,11 +49,13 @@ MODEL_PREFIXES: dict[str, str] = {
     "qwen": "alibaba", "deepseek": "deepseek", "phi": "microsoft", "grok": "xai",
     "command-r": "cohere", "smollm": "huggingface",
 }  # fmt: skip
+_LONGEST_FIRST = sorted(MODEL_PREFIXES, key=len, reverse=True)  # sorted once, not per call
 
 
 UNKNOWN = "unknown:"
 
 
+@cache  # a few (agent, model) pairs a process; every report asks per seat and per issue
 def model_family(agent: str, model: str | None) -> str:
     """The family of models behind a seat: its agent's (claude → anthropic), or, for an
     agent that runs any model, the maker its model's name starts with (the part after the
@@ -62,7 +65,7 @@ def model_family(agent: str, model: str | None) -> str:
     if family is not None and family.models is not None:
         return family.models
     name = (model or "").rsplit("/", 1)[-1].strip().lower()
-    for prefix in sorted(MODEL_PREFIXES, key=len, reverse=True):
+    for prefix in _LONGEST_FIRST:
         if name.startswith(prefix):
             return MODEL_PREFIXES[prefix]
     return f"{UNKNOWN}{agent}:{model or 'default'}"

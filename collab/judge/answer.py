@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, replace
+from functools import cache
 
 from collab.agents.decoding import sum_usage
 from collab.judge.labels import Labels, first_side, judge_order
@@ -38,7 +39,7 @@ class Section:
     aliases: tuple[str, ...] = ()
 
     def names(self) -> tuple[str, ...]:
-        return tuple(_norm(h) for h in (*self.headings.values(), *self.aliases))
+        return tuple(_name(h) for h in (*self.headings.values(), *self.aliases))
 
 
 REQUIRED_SECTIONS: tuple[Section, ...] = (
@@ -73,6 +74,13 @@ def _norm(heading: str) -> str:
     text = unicodedata.normalize("NFKC", heading).strip().strip("*_`").strip()
     text = _NUMBER.sub("", text.lower()).strip()
     return " ".join(text.rstrip(":：").split())
+
+
+@cache
+def _name(heading: str) -> str:
+    """A section's own heading or alias, normalised once a process (:func:`section_of`
+    asks for every section's names on each heading line it reads)."""
+    return _norm(heading)
 
 
 def headings(text: str) -> list[str]:

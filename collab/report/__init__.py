@@ -93,10 +93,11 @@ __all__ = [
 def write_reports(state: RunState, run_dir: RunDir) -> dict[str, Path]:
     """transcript.md, judge.md (once there is a summary) and report.html."""
     from collab.report.html import render_html
-    from collab.report.markdown import judge_md, transcript_md
+    from collab.report.markdown import Shared, judge_md, transcript_md
 
-    paths = {"transcript": run_dir.write_text("transcript.md", clean(transcript_md(state)))}
+    shared = Shared.of(state)  # what both show: the tallies, the cost, the steering
+    paths = {"transcript": run_dir.write_text("transcript.md", clean(transcript_md(state, shared)))}
     if state.judge is not None:
         paths["judge"] = run_dir.write_text("judge.md", clean(judge_md(state)))
-    paths["html"] = run_dir.write_text("report.html", render_html(state))
+    paths["html"] = run_dir.write_text("report.html", render_html(state, shared))
     return paths

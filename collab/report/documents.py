@@ -12,7 +12,7 @@ from collab.decision import option_ids
 from collab.favours import flips, most_favoured, preferences
 from collab.ledger import counts, ledger_to_dict, open_blocking
 from collab.outcome import shown_stop_reason
-from collab.panel import issue_tally, one_family_note, seat_infos
+from collab.panel import issue_tallies, one_family_note, seat_infos
 from collab.presets import Preset
 from collab.state import RunState
 from collab.stats import run_stats
@@ -66,8 +66,10 @@ def result_document(state: RunState, run_dir: RunDir) -> dict[str, object]:
         "rounds": {"done": state.rounds_done(), "planned": cfg.rounds},
         "seats_answered": [list(state.answered(r)) for r in range(1, state.rounds_done() + 1)],
         "ledger": [
-            {**item, "tally": issue_tally(state, issue).to_dict()}
-            for item, issue in zip(ledger_to_dict(ledger), ledger.issues, strict=True)
+            {**item, "tally": t.to_dict()}
+            for item, t in zip(
+                ledger_to_dict(ledger), issue_tallies(state, ledger.issues), strict=True
+            )
         ],
         "counts": counts(ledger),
         "turns": [

@@ -14,18 +14,17 @@ from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
+from jinja2 import Environment, PackageLoader, StrictUndefined, Template
 from markupsafe import Markup
 
 from collab import __version__
 from collab.config import AgentChoice
-from collab.ledger import Issue, Ledger, Status, counts, get
+from collab.ledger import Issue, Ledger, Status, counts
 from collab.outcome import outcome_of
-from collab.panel import answered_line, issue_tally, one_family_note
+from collab.panel import IssueTally, answered_line
 from collab.prices import fmt_cost
-from collab.report.markdown import cost_parts, judge_title, tokens_line
+from collab.report.markdown import Shared, judge_title, tokens_line
 from collab.report.markup import answer_first, markdown_html, prose_html
-from collab.report.steering import steering_md
 from collab.seats import Side
 from collab.state import Angle, RunState
 from collab.text import clean
@@ -107,7 +106,9 @@ class Round:
 
 def _finalize(value: object) -> object:
     if isinstance(value, str) and not isinstance(value, Markup):
-        return clean(value)
+        # Printable ASCII (most of a page's values: ids, statuses, labels, numbers) is what
+        # clean() leaves as it is: no control, escape, bidi or invisible character, no \r.
+        return value if value.isascii() and value.isprintable() else clean(value)
     return value
 
 
@@ -121,11 +122,17 @@ def _env() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        auto_reload=False,  # the package's own template: no stat of its file per page
     )
     env.filters["cost"] = fmt_cost
     env.filters["clean"] = clean
     env.filters["prose"] = prose_html
     return env
+
+
+@cache
+def _template() -> Template:
+    return _env().get_template("report.html.j2")
 
 
 @cache
@@ -135,28 +142,36 @@ def _css() -> Markup:
     return Markup(path.read_text(encoding="utf-8").strip())
 
 
-def _matrix(state: RunState) -> Matrix | None:
-    """Issue × round: when each issue appeared and how its status moved."""
-    final = state.ledger()
+def _matrix(state: RunState, final: Ledger, done: int) -> Matrix | None:
+    """Issue × round: when each issue appeared and how its status moved (``final``: the
+    state's ledger; ``done``: its rounds done)."""
     columns: list[tuple[str, Ledger]] = [
         (f"R{n}", lg) for n, lg in enumerate(state.round_ledgers(), 1)
     ]
-    if any(t.round_no > state.rounds_done() for t in state.turns):
+    if any(t.round_no > done for t in state.turns):
         columns.append(("now", final))
     if not final.issues or not columns:
         return None
+    # Each column's issues by id (the first of an id, as ledger.get finds it), and each
+    # kind of cell made once: a page has issues × columns of them.
+    by_id = [{i.id: i for i in reversed(lg.issues)} for _, lg in columns]
+    made: dict[tuple[Status | None, str], Cell] = {}
     rows = []
     for issue in final.issues:
         cells: list[Cell] = []
         prev: Status | None = None
-        for _, lg in columns:
-            now = get(lg, issue.id)
+        for issues in by_id:
+            now = issues.get(issue.id)
             if now is None:
-                cells.append(Cell(None))
-                continue
-            mark = "new" if prev is None else ("changed" if now.status != prev else "")
-            cells.append(Cell(now.status, mark))
-            prev = now.status
+                key: tuple[Status | None, str] = (None, "")
+            else:
+                mark = "new" if prev is None else ("changed" if now.status != prev else "")
+                key = (now.status, mark)
+                prev = now.status
+            cell = made.get(key)
+            if cell is None:
+                cell = made[key] = Cell(*key)
+            cells.append(cell)
         rows.append(MatrixRow(issue, tuple(cells)))
     return Matrix(
         columns=tuple(name for name, _ in columns),
@@ -169,13 +184,13 @@ def _checks(issue: Issue, side: Side) -> tuple[CiteMark, ...]:
     return tuple(CiteMark(c.cite, c.status) for c in issue.checks(side))
 
 
-def _issue_row(issue: Issue, state: RunState) -> LedgerRow:
+def _issue_row(issue: Issue, tally: IssueTally, state: RunState) -> LedgerRow:
     return LedgerRow(
         issue=issue,
         severity=None if issue.severity == "major" else issue.severity,
         checks_a=_checks(issue, "A"),
         checks_b=_checks(issue, "B"),
-        tally=issue_tally(state, issue).line(),
+        tally=tally.line(),
         checks_more=tuple(_checks(issue, s) for s in state.config.seats[2:]),
     )
 
@@ -215,8 +230,11 @@ def _rounds(state: RunState) -> list[Round]:
     return out
 
 
-def render_html(state: RunState) -> str:
+def render_html(state: RunState, shared: Shared | None = None) -> str:
+    """The page (``shared``: :meth:`Shared.of` the state, when the transcript is written
+    with it)."""
     cfg = state.config
+    shared = Shared.of(state) if shared is None else shared
     judge = state.judge
     rounds = _rounds(state)
     nav = [("summary", "Summary"), ("ledger", "Ledger"), ("seats", "Seats"),
@@ -228,12 +246,12 @@ def render_html(state: RunState) -> str:
         if judge is None
         else markdown_html(answer_first(judge.text), heading_shift=1, raw_html=not judge.fallback)
     )
-    steering = steering_md(state)
+    steering = shared.steering
     if steering:
         nav.insert(1, ("steering", "Decision"))
     ledger = state.ledger()
-    template = _env().get_template("report.html.j2")
-    return template.render(
+    done = state.rounds_done()
+    return _template().render(
         css=_css(),
         csp=Markup(CSP),  # ours, and a quote-free constant
         version=__version__,
@@ -243,17 +261,21 @@ def render_html(state: RunState) -> str:
         nav=nav,
         judge_title=judge_title(state),
         stop_phrase=outcome_of(state).stop_phrase(),
-        cost=cost_parts(state),
+        cost=shared.cost,
         seats=_seats(state),
         summary=summary,
         steering=markdown_html(steering) if steering else None,
         tokens=tokens_line(state),
         ledger=ledger,
-        issue_rows=tuple(_issue_row(i, state) for i in ledger.issues),
-        family_note=one_family_note(state),
+        issue_rows=tuple(
+            _issue_row(i, t, state) for i, t in zip(ledger.issues, shared.tallies, strict=True)
+        ),
+        family_note=shared.family_note,
         more_seats=cfg.seats[2:],
         answered=[answered_line(state, r.number) for r in rounds],
         ledger_counts=counts(ledger),
-        matrix=_matrix(state),
+        matrix=_matrix(state, ledger, done),
+        verdict=state.verdict(ledger),
+        rounds_done=done,
         rounds=rounds,
     )

@@ -9,13 +9,14 @@ then the rounds). Both are built from the same per-turn pieces.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from itertools import groupby
 
 from collab.favours import flip_of
 from collab.ledger import get, open_blocking
 from collab.ledger_summary import ledger_markdown, title_md
 from collab.outcome import counts_text, outcome_of
-from collab.panel import answered_line, issue_tally, one_family_note
+from collab.panel import IssueTally, answered_line, issue_tallies, one_family_note
 from collab.prices import fmt_cost
 from collab.report.decision_input import flip_text
 from collab.report.markup import demote_headings
@@ -59,10 +60,32 @@ def cost_parts(state: RunState) -> tuple[str, str]:
     return shares_line(state.cost_usd(), shares, state.cost_estimated())
 
 
-def cost_breakdown(state: RunState) -> str:
-    """The one cost line every report and document shows: ``$0.0900 (A … · B … · judge …)``."""
-    total, shares = cost_parts(state)
+def cost_breakdown(state: RunState, parts: tuple[str, str] | None = None) -> str:
+    """The one cost line every report and document shows: ``$0.0900 (A … · B … · judge …)``
+    (``parts``: :func:`cost_parts`, when made)."""
+    total, shares = cost_parts(state) if parts is None else parts
     return f"{total} ({shares})"
+
+
+@dataclass(frozen=True)
+class Shared:
+    """What the transcript and report.html both show, worked out once when a run's reports
+    are written together (:func:`collab.report.write_reports`)."""
+
+    tallies: tuple[IssueTally, ...]  # the final ledger's issues', in its order
+    cost: tuple[str, str]  # cost_parts
+    family_note: str | None
+    steering: str
+
+    @staticmethod
+    def of(state: RunState) -> Shared:
+        issues = state.ledger().issues
+        return Shared(
+            tallies=tuple(issue_tallies(state, issues)),
+            cost=cost_parts(state),
+            family_note=one_family_note(state),
+            steering=steering_md(state),
+        )
 
 
 def judge_title(state: RunState) -> str:
@@ -78,8 +101,8 @@ def _title(state: RunState) -> str:
     return f"# Debate: {state.config.topic}"
 
 
-def _cost(state: RunState) -> str:
-    return f"Cost: {cost_breakdown(state)}"
+def _cost(state: RunState, parts: tuple[str, str] | None = None) -> str:
+    return f"Cost: {cost_breakdown(state, parts)}"
 
 
 def _turn_heading(t: TurnRecord) -> str:
@@ -136,9 +159,8 @@ def _transcript_turn(t: TurnRecord, earlier: Sequence[TurnRecord] = ()) -> list[
     return out
 
 
-def _verdict(state: RunState) -> str:
+def _verdict(state: RunState, note: str | None) -> str:
     """``verdict: consensus``, and the one-family note beside it when it applies."""
-    note = one_family_note(state)
     return f"verdict: {state.verdict()}" + (f" ({note})" if note else "")
 
 
@@ -150,18 +172,26 @@ def _round_heading(state: RunState, r: int) -> str:
     return f"Round {r} · {how} · {answered_line(state, r)}"
 
 
-def tally_md(state: RunState) -> list[str]:
-    """Per issue: how many seats agree, contest or are silent, the families on each side."""
+def tally_md(state: RunState, tallies: Sequence[IssueTally] | None = None) -> list[str]:
+    """Per issue: how many seats agree, contest or are silent, the families on each side
+    (``tallies``: :func:`collab.panel.issue_tallies` of the ledger's issues, when made)."""
     issues = state.ledger().issues
     if not issues:
         return []
     out = ["## Where the seats stand", ""]
-    out += [f"- {i.id} ({i.status}): {issue_tally(state, i).line()}" for i in issues]
+    out += [
+        f"- {i.id} ({i.status}): {t.line()}"
+        for i, t in zip(issues, issue_tallies(state, issues) if tallies is None else tallies,
+                        strict=True)
+    ]  # fmt: skip
     return [*out, ""]
 
 
-def transcript_md(state: RunState) -> str:
+def transcript_md(state: RunState, shared: Shared | None = None) -> str:
+    """The run in the order it happened (``shared``: :meth:`Shared.of` the state, when
+    report.html is written with it)."""
     cfg = state.config
+    shared = Shared.of(state) if shared is None else shared
     agents = ", ".join(f"{r.side} {_agent(a.agent, a.model)}" for r, a in zip(
         cfg.roles, cfg.agents, strict=True))  # fmt: skip
     out = [
@@ -171,8 +201,9 @@ def transcript_md(state: RunState) -> str:
         f"- Preset: {cfg.preset} · rounds {state.rounds_done()}/{cfg.rounds} · language {cfg.lang}",
         *(f"- {ICON[r.side]} Role {r.side}: **{r.name}** — {r.description}" for r in cfg.roles),
         f"- Agents: {agents}, judge {_agent(cfg.judge.agent, cfg.judge.model)}",
-        f"- Stop: {state.stop_reason or '—'} — {state.stop_detail} · {_verdict(state)}",
-        f"- {_cost(state)}",
+        f"- Stop: {state.stop_reason or '—'} — {state.stop_detail} · "
+        f"{_verdict(state, shared.family_note)}",
+        f"- {_cost(state, shared.cost)}",
     ]
     if cfg.contexts:
         out.append("- Context: " + ", ".join(f"`{c.path}`" for c in cfg.contexts))
@@ -181,11 +212,11 @@ def transcript_md(state: RunState) -> str:
     if state.angle is not None:
         out += ["", f"_New angle injected before round {state.angle.round_no}: {state.angle.text}_"]
     out += ["", "## Final ledger", "", ledger_markdown(state.ledger().issues)]
-    out += tally_md(state)
+    out += tally_md(state, shared.tallies)
     if state.judge is not None:
         title = "Summary (from the ledger)" if state.judge.fallback else "Judge"
         out += [f"## {title}", "", state.judge.text.strip(), ""]
-    if steering := steering_md(state):
+    if steering := shared.steering:
         out += [steering]
     return "\n".join(out)
 

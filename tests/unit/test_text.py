@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 import pytest
 
+from collab.report.html import _finalize
 from collab.report.markup import prose_html
 from collab.text import cap, clean, for_prompt, md_cell, one_line, truncate
 
@@ -106,6 +107,17 @@ def test_html_path(row: Row) -> None:
     assert set(page.tags) <= {"p", "br", "pre", "code"}, page.tags  # no link, no script
     shown = " ".join("".join(page.text).split())
     assert shown == HTML_SHOWS.get(row.test_id, " ".join(row.terminal.split())), row.why
+
+
+def test_the_page_finalize_is_clean() -> None:
+    """report.html's finalize passes printable ASCII through without clean(): that must be
+    text clean() leaves as it is (each character, all of them together), and for every
+    other value it is clean() itself."""
+    printable = "".join(map(chr, range(0x20, 0x7F)))
+    assert clean(printable) == printable
+    assert all(clean(c) == c for c in printable)
+    for text in [printable, *(r.text for r in ROWS), *map(chr, range(0x100)), "a\tb\nc"]:
+        assert _finalize(text) == clean(text), repr(text)
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[r.test_id for r in ROWS])
