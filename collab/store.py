@@ -75,37 +75,24 @@ def make_private_dirs(path: Path) -> None:
         os.chmod(d, 0o700)  # the umask may have taken bits off, never added: set exactly
 
 
-# The flags tempfile.mkstemp opens its file with: made new (never one planted there, nor a
-# link followed), read-write, closed across an exec.
-_NEW_FILE = os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-
-
 def atomic_write(path: Path, text: str, mode: int = 0o600) -> None:
     """Write-then-rename so a reader (or a crash) never sees half a file; the temp file
     is made new (never one planted there) and gets ``mode`` before it takes the name."""
+    # Here, not at the top: tempfile (and the random and hashlib it imports, ~2.5 ms of
+    # CPU) is for writing; the commands that only read runs (list, status) go without.
+    import tempfile
+
     data = text.encode("utf-8")  # what a text file opened "w" writes on POSIX ("\n" stays)
-    # As tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=the folder) makes it, a
-    # random name tried until a new one is made, without its ~20 us of Python (its
-    # arguments' checks, a Random's choices, an abspath) on every save of a run.
-    head, slash, name = os.fspath(path).rpartition("/")
-    for _ in range(100):  # mkstemp's TMP_MAX
-        tmp = f"{head}{slash}.{name}.{os.urandom(6).hex()}.tmp"
-        try:
-            fd = os.open(tmp, _NEW_FILE, 0o600)
-            break
-        except FileExistsError:
-            continue
-    else:
-        raise FileExistsError(errno.EEXIST, "no usable temporary file name found", head or ".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        # The bytes straight to the descriptor: a text file object around it (its buffer,
-        # encoder and the flush before fsync) cost more than the write itself.
+        # The bytes straight to mkstemp's descriptor: a text file object around it (its
+        # buffer, encoder and the flush before fsync) cost more than the write itself.
         try:
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view) :]
             os.fsync(fd)
-            if mode != 0o600:  # the mode it was made with
+            if mode != 0o600:  # mkstemp's
                 os.fchmod(fd, mode)
         finally:
             os.close(fd)

@@ -35,22 +35,6 @@ def test_a_failed_write_keeps_the_old_file_and_no_temp(tmp_path: Path) -> None:
     assert [p.name for p in path.parent.iterdir()] == ["f.json"]
 
 
-def test_a_temp_name_already_there_is_never_written_through(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # Whatever sits at a drawn temp name (a file, a link to one) is left alone: another
-    # name is drawn, as mkstemp does.
-    (tmp_path / "d").mkdir()
-    path, target = tmp_path / "d" / "f.json", tmp_path / "target"
-    target.write_text("theirs")
-    draws = iter([b"\x00" * 6, b"\x00" * 6, b"\x01" * 6])
-    monkeypatch.setattr("collab.store.os.urandom", lambda n: next(draws))
-    (path.parent / ".f.json.000000000000.tmp").symlink_to(target)
-    atomic_write(path, "mine")
-    assert path.read_text() == "mine" and target.read_text() == "theirs"
-    assert sorted(p.name for p in path.parent.iterdir()) == [".f.json.000000000000.tmp", "f.json"]
-
-
 def test_a_path_in_the_working_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     atomic_write(Path("f.json"), "here")
