@@ -10,7 +10,9 @@ own collection, stopped at each file: ``--ignore``, ``-k``, conftests all as usu
 a worker per core. Each worker takes the next file off a shared queue (a pipe holding the files'
 numbers, largest file first), imports and collects it, runs its tests in pytest's order, and
 sends their reports back; the main process replays them on its own hooks, where the terminal,
-``--junitxml`` and ``--durations`` see them as from a run in one process.
+``--junitxml`` and ``--durations`` see them as from a run in one process: the collection
+once every file is collected (its line counts the tests), then each file's tests as they come,
+while the workers still run.
 
 As under xdist, session-scoped fixtures are set up once per worker; a file's tests all run in
 one worker, so module-scoped fixtures and module state behave as in one process.
@@ -31,6 +33,7 @@ import struct
 import sys
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
@@ -91,19 +94,19 @@ class EveryCore:
         workers = [_fork(session, files, queue, n) for n in range(1, count + 1)]
         os.close(queue)
         self.ran = len(workers)
-        arrivals: list[_Arrival] = []
+        replay = _Replay(session, len(files))
         try:
-            _gather(workers, arrivals)
+            _gather(workers, replay.take)
         except KeyboardInterrupt:  # the workers had it too: what they reported, then the stop
             try:
-                _gather(workers, arrivals, deadline=time.monotonic() + _GRACE)
+                _gather(workers, replay.take, deadline=time.monotonic() + _GRACE)
             finally:  # (a second ^C: no more waiting)
                 _kill(workers)
-            _replay(session, workers, arrivals, interrupted=True)
+            replay.end(workers, interrupted=True)
             raise
         finally:
             _reap(workers)
-        _replay(session, workers, arrivals)
+        replay.end(workers)
         return True
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
@@ -153,9 +156,6 @@ class _Worker:
     buffer: bytearray = field(default_factory=bytearray)
 
 
-_Arrival = tuple[_Worker, tuple[Any, ...]]
-
-
 def _fork(session: pytest.Session, files: list[pytest.File], queue: int, number: int) -> _Worker:
     sys.stdout.flush()  # else what is buffered is written once more by each worker
     sys.stderr.flush()
@@ -177,10 +177,12 @@ def _fork(session: pytest.Session, files: list[pytest.File], queue: int, number:
 
 
 def _gather(
-    workers: list[_Worker], arrivals: list[_Arrival], deadline: float | None = None
+    workers: list[_Worker],
+    take: Callable[[_Worker, tuple[Any, ...]], None],
+    deadline: float | None = None,
 ) -> None:
-    """Every message from the workers, in the order they come, until all have ended (or,
-    after ^C, until ``deadline``)."""
+    """Every message from the workers, to ``take`` in the order they come, until all have
+    ended (or, after ^C, until ``deadline``)."""
     open_ = {w.pipe: w for w in workers if w.pipe >= 0}
     while open_:
         wait = None if deadline is None else deadline - time.monotonic()
@@ -196,7 +198,8 @@ def _gather(
                 del open_[fd]
                 continue
             worker.buffer += chunk
-            arrivals += [(worker, message) for message in _messages(worker.buffer)]
+            for message in _messages(worker.buffer):
+                take(worker, message)
 
 
 def _messages(buffer: bytearray) -> list[tuple[Any, ...]]:
@@ -227,66 +230,97 @@ def _reap(workers: list[_Worker]) -> None:
         worker.status = os.waitpid(worker.pid, 0)[1]
 
 
-def _replay(
-    session: pytest.Session,
-    workers: list[_Worker],
-    arrivals: list[_Arrival],
-    interrupted: bool = False,
-) -> None:
-    """What the workers did, on this process's hooks, as if it had been done here (after ^C,
-    what they did till then)."""
-    config = session.config
-    hook = config.hook
-    collected = errors = 0
-    deselected: list[str] = []
-    for worker, message in arrivals:
-        if message[0] == "file":
+class _Replay:
+    """What the workers did, on this process's hooks, as if it had been done here: the
+    collection once every file is collected (its line counts the tests), then each file's
+    tests as their reports come, while the workers still run (after ^C, or when a worker
+    died, what was done till then)."""
+
+    def __init__(self, session: pytest.Session, files: int) -> None:
+        self.session = session
+        self.config = session.config
+        self.hook = session.config.hook
+        self.files_left = files
+        self.collected = 0
+        self.deselected: list[str] = []
+        self.collection: list[tuple[str, Any]] = []  # collect reports and their warnings
+        self.waiting: list[tuple[str, Any]] = []  # tests' reports before the collected line
+        self.started = False
+        self.errors = 0
+
+    def take(self, worker: _Worker, message: tuple[Any, ...]) -> None:
+        kind = message[0]
+        if kind == "file":
             worker.file = message[1]
-        elif message[0] == "counts":
-            collected += message[1]
-            deselected += message[2]
-            _seen(config).update(message[3])
-        elif message[0] == "done":
+        elif kind == "collected":
+            self.collected += message[1]
+            self.deselected += message[2]
+            self.collection += message[3]
+            self.files_left -= 1
+            if self.files_left == 0:
+                self._start()
+        elif kind == "results":
+            if self.started:
+                self._tests(message[1])
+            else:
+                self.waiting += message[1]
+        elif kind == "seen":
+            _seen(self.config).update(message[1])
+        elif kind == "done":
             worker.done = True
-    session.testscollected = collected - len(deselected)  # as pytest counts: those selected
-    terminal = config.pluginmanager.getplugin("terminalreporter")
-    if terminal is not None:
-        terminal._numcollected = collected  # ("collected N items / M deselected")
-    if deselected:  # by name only: the items themselves stayed in the workers
-        hook.pytest_deselected(items=[SimpleNamespace(nodeid=n) for n in deselected])
-    results = [r for _, message in arrivals if message[0] == "results" for r in message[1]]
-    for kind, data in results:  # first, as collection comes first: its line counts them
-        if kind == "collect":
-            report = hook.pytest_report_from_serializable(config=config, data=data)
-            errors += report.failed
-            hook.pytest_collectreport(report=report)
-        elif kind == "warning" and data["when"] == "collect":
-            hook.pytest_warning_recorded.call_historic(kwargs=_warning(data))
-    if terminal is not None:
-        terminal.report_collect(True)
-    for kind, data in results:
-        if kind == "warning" and data["when"] != "collect":
-            hook.pytest_warning_recorded.call_historic(kwargs=_warning(data))
-        elif kind == "test":
-            report = hook.pytest_report_from_serializable(config=config, data=data)
-            if report.when == "setup":  # the terminal names each file as its first test starts
-                hook.pytest_runtest_logstart(nodeid=report.nodeid, location=report.location)
-            hook.pytest_runtest_logreport(report=report)
-            if report.when == "teardown":
-                hook.pytest_runtest_logfinish(nodeid=report.nodeid, location=report.location)
-    if interrupted:
-        return
-    for worker in workers:
-        if worker.done and worker.status == 0:
-            continue
-        where = f" in {worker.file}" if worker.file else ""
-        sys.stderr.write(
-            f"\nworker {worker.number} ended early ({_status(worker.status)}){where}: "
-            f"the tests it had taken and not reported are missing from this run\n"
-        )
-        session.testsfailed += 1
-    if errors:
-        raise session.Interrupted(_errors(errors))
+
+    def end(self, workers: list[_Worker], interrupted: bool = False) -> None:
+        if not self.started:  # (a worker that died, or ^C, before every file was collected)
+            self._start()
+        if interrupted:
+            return
+        session = self.session
+        for worker in workers:
+            if worker.done and worker.status == 0:
+                continue
+            where = f" in {worker.file}" if worker.file else ""
+            sys.stderr.write(
+                f"\nworker {worker.number} ended early ({_status(worker.status)}){where}: "
+                f"the tests it had taken and not reported are missing from this run\n"
+            )
+            session.testsfailed += 1
+        if self.errors:
+            raise session.Interrupted(_errors(self.errors))
+
+    def _start(self) -> None:
+        self.started = True
+        config, hook = self.config, self.hook
+        # as pytest counts: those selected
+        self.session.testscollected = self.collected - len(self.deselected)
+        terminal = config.pluginmanager.getplugin("terminalreporter")
+        if terminal is not None:
+            terminal._numcollected = self.collected  # ("collected N items / M deselected")
+        if self.deselected:  # by name only: the items themselves stayed in the workers
+            hook.pytest_deselected(items=[SimpleNamespace(nodeid=n) for n in self.deselected])
+        for kind, data in self.collection:
+            if kind == "collect":
+                report = hook.pytest_report_from_serializable(config=config, data=data)
+                self.errors += report.failed
+                hook.pytest_collectreport(report=report)
+            elif kind == "warning":
+                hook.pytest_warning_recorded.call_historic(kwargs=_warning(data))
+        if terminal is not None:
+            terminal.report_collect(True)
+        waiting, self.waiting = self.waiting, []
+        self._tests(waiting)
+
+    def _tests(self, results: list[tuple[str, Any]]) -> None:
+        config, hook = self.config, self.hook
+        for kind, data in results:
+            if kind == "warning":
+                hook.pytest_warning_recorded.call_historic(kwargs=_warning(data))
+            elif kind == "test":
+                report = hook.pytest_report_from_serializable(config=config, data=data)
+                if report.when == "setup":  # the terminal names each file as its first test starts
+                    hook.pytest_runtest_logstart(nodeid=report.nodeid, location=report.location)
+                hook.pytest_runtest_logreport(report=report)
+                if report.when == "teardown":
+                    hook.pytest_runtest_logfinish(nodeid=report.nodeid, location=report.location)
 
 
 def _seen(config: pytest.Config) -> set[Any]:
@@ -337,7 +371,6 @@ class _Run:
         self.queue = queue
         self.into = into
         self.results: list[tuple[str, Any]] = []
-        self.collected = 0
         self.deselected: list[str] = []
         self.interrupted = False
         self.file = ""  # the last file it said it was at
@@ -369,7 +402,7 @@ class _Run:
                 self.session._setupstate.teardown_exact(None)
             return 2
         self._send(("results", self.results))
-        self._send(("counts", self.collected, self.deselected, _seen(self.config)))
+        self._send(("seen", _seen(self.config)))
         self._send(("done",))
         return 0
 
@@ -397,12 +430,18 @@ class _Run:
                 return None
             file = self.files[_INDEX.unpack(raw)[0]]
             self._at(file.nodeid)
+            mark, deselected = len(self.results), len(self.deselected)
             with self._collect_warnings():  # (pytest's own pytest_collection does the same)
                 items = self._collect(file)
-                self.collected += len(items)
+                collected = len(items)
                 self.config.hook.pytest_collection_modifyitems(
                     session=self.session, config=self.config, items=items
                 )
+            # What collecting it gave, said at once: the main process writes the run's first
+            # lines once every file is collected, and each file's tests as they come after.
+            gave = self.results[mark:]
+            del self.results[mark:]
+            self._send(("collected", collected, self.deselected[deselected:], gave))
             if items:
                 return items
 
