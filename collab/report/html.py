@@ -108,7 +108,9 @@ def _finalize(value: object) -> object:
     if isinstance(value, str) and not isinstance(value, Markup):
         # Printable ASCII (most of a page's values: ids, statuses, labels, numbers) is what
         # clean() leaves as it is: no control, escape, bidi or invisible character, no \r.
-        return value if value.isascii() and value.isprintable() else clean(value)
+        # A plain str only: clean() gives one, and a subclass may print as something else.
+        plain = type(value) is str and value.isascii() and value.isprintable()
+        return value if plain else clean(value)
     return value
 
 

@@ -7,10 +7,12 @@ the HTML test what the report page shows of it. Why each keeps what it keeps is 
 
 from __future__ import annotations
 
+import enum
 from html.parser import HTMLParser
 from typing import NamedTuple
 
 import pytest
+from jinja2 import Environment
 
 from collab.report.html import _finalize
 from collab.report.markup import prose_html
@@ -118,6 +120,24 @@ def test_the_page_finalize_is_clean() -> None:
     assert all(clean(c) == c for c in printable)
     for text in [printable, *(r.text for r in ROWS), *map(chr, range(0x100)), "a\tb\nc"]:
         assert _finalize(text) == clean(text), repr(text)
+
+
+def test_the_page_finalize_passes_only_a_plain_str_through() -> None:
+    """clean() gives a plain str, so the page shows a str subclass's text as the str it
+    is, not as its own str() (a str-mixin Enum's is ``Kind.OPEN``): the printable-ASCII
+    pass-through must not hand the subclass itself to the template."""
+
+    class Kind(str, enum.Enum):  # noqa: UP042 (a StrEnum prints as its value)
+        OPEN = "open"
+
+    class Shown(str):
+        def __str__(self) -> str:
+            return "something else"
+
+    for value in (Kind.OPEN, Shown("open")):
+        assert type(_finalize(value)) is str, repr(value)
+        page = Environment(autoescape=True, finalize=_finalize).from_string("{{ v }}")
+        assert page.render(v=value) == "open", repr(value)
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[r.test_id for r in ROWS])
