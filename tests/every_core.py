@@ -11,8 +11,9 @@ a worker per core. Each worker takes the next file off a shared queue (a pipe ho
 numbers, largest file first), imports and collects it, runs its tests in pytest's order, and
 sends their reports back; the main process replays them on its own hooks, where the terminal,
 ``--junitxml`` and ``--durations`` see them as from a run in one process: the collection
-once every file is collected (its line counts the tests), then each file's tests as they come,
-while the workers still run.
+once every file is collected (its line counts the tests), then each file's tests as they come.
+The last file is taken near the end, so this overlaps only the workers' last tests: what is
+left after them is ~0.15 s of replaying, not ~0.3 s.
 
 As under xdist, session-scoped fixtures are set up once per worker; a file's tests all run in
 one worker, so module-scoped fixtures and module state behave as in one process.
