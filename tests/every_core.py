@@ -89,7 +89,7 @@ class EveryCore:
         queue, queue_in = os.pipe()
         os.write(queue_in, b"".join(_INDEX.pack(i) for i in range(len(files))))
         os.close(queue_in)  # a worker that reads nothing more sees the queue is empty
-        _base_temp(session.config)
+        base_temp(session.config)
         _imported_before_the_fork(session.config)
         count = min(self.workers, len(files))
         workers = [_fork(session, files, queue, n) for n in range(1, count + 1)]
@@ -117,7 +117,7 @@ class EveryCore:
             terminalreporter.write_line(f"on every core: {workers} took {files}")
 
 
-def _base_temp(config: pytest.Config) -> None:
+def base_temp(config: pytest.Config) -> None:
     """pytest's base temporary folder (``tmp_path``'s parent), made here for every worker:
     made in each, its lock file would outlive the worker (which ends with os._exit, running
     no atexit) and keep its folder from ever being cleaned up: two more folders a run. The

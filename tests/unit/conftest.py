@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.every_core import base_temp
 from tests.helpers import LEAKY
 
 SHM = Path("/dev/shm")
@@ -50,9 +51,7 @@ def pytest_runtestloop(session: pytest.Session) -> Iterator[object]:
     """pytest's base temp folder (``tmp_path``'s parent) made where pytest makes it, before
     :func:`scratch` points Python's temp folder at the session's scratch folder (removed at the
     end, with what a failed test left in its ``tmp_path``). On every core, made already."""
-    factory = getattr(session.config, "_tmp_path_factory", None)  # (the tmpdir plugin's)
-    if factory is not None:
-        factory.getbasetemp()
+    base_temp(session.config)
     return (yield)
 
 
