@@ -189,8 +189,9 @@ def _toml_files(directory: Path) -> list[Path]:
 _TEXTS: dict[str, tuple[tuple[int, ...], str, int]] = {}
 _MAX_TEXTS = 256
 # A file changed this close (ns) before it was read may change again with the same stat
-# (a file's times tick coarsely): its text is read again every time, never taken as kept.
-_RACY_NS = 2_000_000_000
+# (a file's times tick coarsely: a jiffy, a second, two on FAT; a network file system's
+# clock may be off a little): its text is read again every time, never taken as kept.
+_RACY_NS = 10_000_000_000
 
 
 def _read(path: Path) -> str:
