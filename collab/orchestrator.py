@@ -310,7 +310,7 @@ class Orchestrator:
         a --max-cost below its lowest expected cost is a warning, not a stop."""
         st = self.state
         if not self.resumed:
-            plan = plan_for(self.cfg)
+            plan = plan_for(self.cfg, prompts=self.prompts)
             st.plan = plan.document()  # a new dict: a plan is replaced, never edited (RunState)
             self._save()
             self.events.emit(Planned(plan=plan.document(), lines=tuple(plan.lines())))

@@ -27,8 +27,12 @@ def past_states(limit: int = PAST_RUNS) -> list[RunState]:
     return [state for state in islice(parsed, limit) if state is not None]  # parsed once
 
 
-def plan_for(cfg: DebateConfig, states: list[RunState] | None = None) -> Plan:
-    first = Prompts(cfg.lang).role(cfg, "A", 1, Ledger(), [], None, blind=True)
+def plan_for(
+    cfg: DebateConfig, states: list[RunState] | None = None, prompts: Prompts | None = None
+) -> Plan:
+    """``prompts``: the run's own (its templates, and round 1's prompt rendered once for
+    the plan and the turn); a new one when the run has none yet."""
+    first = (prompts or Prompts(cfg.lang)).role(cfg, "A", 1, Ledger(), [], None, blind=True)
     past = past_costs(past_states() if states is None else states)
     table = load_prices()  # the user's [prices] before the dated defaults
     return make_plan(cfg, past, len(first), lambda a, m: price_per_mtok(a, m, table))

@@ -11,6 +11,8 @@ silently give a role no stance.
 from __future__ import annotations
 
 import functools
+import os
+import time
 import tomllib
 from pathlib import Path
 
@@ -165,14 +167,58 @@ def _preview(text: str) -> str:
 
 
 def _toml_files(directory: Path) -> list[Path]:
+    """The ``*.toml`` files of ``directory`` (a symlink to one too), sorted by name: what
+    ``sorted(p for p in directory.glob("*.toml") if p.is_file())`` lists, from one listing
+    (a non-link entry's type is the listing's; a link is followed as ``Path.is_file``)."""
     if not directory.is_dir():
         return []
-    return sorted(p for p in directory.glob("*.toml") if p.is_file())
+    try:
+        with os.scandir(directory) as entries:
+            names = [
+                e.name
+                for e in entries
+                if e.name.endswith(".toml")
+                and (Path(e.path).is_file() if e.is_symlink() else e.is_file())
+            ]
+    except PermissionError:  # as glob: an unreadable folder lists nothing
+        return []
+    return [directory / name for name in sorted(names)]
+
+
+# A preset file's text as last read, by path: (its stat's identity, the text, when read).
+_TEXTS: dict[str, tuple[tuple[int, ...], str, int]] = {}
+_MAX_TEXTS = 256
+# A file changed this close (ns) before it was read may change again with the same stat
+# (a file's times tick coarsely: a jiffy, a second, two on FAT; a network file system's
+# clock may be off a little): its text is read again every time, never taken as kept.
+_RACY_NS = 10_000_000_000
+
+
+def _read(path: Path) -> str:
+    """``path.read_text(encoding="utf-8")``, read again only when the file changed (its
+    device, inode, size, mtime or ctime): every debate and view lists all the presets,
+    and opening a dozen files was most of it. A file changed within :data:`_RACY_NS` of
+    its reading is read every time (as git's racy index entries)."""
+    name = str(path)
+    try:
+        st = os.stat(name)
+    except OSError:
+        return path.read_text(encoding="utf-8")  # raises as it would have
+    stamp = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    kept = _TEXTS.get(name)
+    if kept is not None and kept[0] == stamp and st.st_ctime_ns < kept[2] - _RACY_NS:
+        return kept[1]
+    read_at = time.time_ns()
+    text = path.read_text(encoding="utf-8")
+    if len(_TEXTS) >= _MAX_TEXTS:
+        _TEXTS.clear()
+    _TEXTS[name] = (stamp, text, read_at)
+    return text
 
 
 def _load_file(path: Path, source: str) -> Preset:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = _read(path)
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"preset file {path}: cannot read: {exc}") from None
     try:

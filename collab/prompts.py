@@ -100,6 +100,9 @@ class Prompts:
         # Each turn's row as the prompts after it show it (at each cap): made once, for
         # the next seats' prompts and the next round's show the same reply again.
         self._rows: dict[tuple[TurnView, int], TurnRow] = {}
+        # A seat's prompt before anything was said (no turn, no issue, no angle, note or
+        # cross-check), per (seat, round): the plan measures round 1's and the turn sends it.
+        self._bare: dict[tuple[Side, int], tuple[DebateConfig, str]] = {}
 
     def role(
         self,
@@ -119,6 +122,33 @@ class Prompts:
         decider's note for a round added by ``collab continue``. ``cross_check``:
         ``--depth auto``'s round 2, short replies (a quarter of --max-chars) taking stances
         on the other side's points."""
+        bare = not history and not ledger.issues and angle is None and note is None
+        if bare and not cross_check:
+            # Nothing of the debate to show: the prompt is the config's, the same each time
+            # for as long as the prompts are for one config (the same frozen object).
+            kept = self._bare.get((side, round_no))
+            if kept is None or kept[0] is not cfg:
+                kept = (cfg, self._role(cfg, side, round_no, ledger, history, angle))
+                self._bare[(side, round_no)] = kept
+            return kept[1]
+        return self._role(
+            cfg, side, round_no, ledger, history, angle,
+            blind=blind, note=note, cross_check=cross_check,
+        )  # fmt: skip
+
+    def _role(
+        self,
+        cfg: DebateConfig,
+        side: Side,
+        round_no: int,
+        ledger: Ledger,
+        history: Sequence[TurnView],
+        angle: str | None,
+        *,
+        blind: bool = False,
+        note: str | None = None,
+        cross_check: bool = False,
+    ) -> str:
         recent = recent_turns(history, side, round_no)
         if blind:
             recent = [t for t in recent if t.round_no != round_no]

@@ -219,8 +219,10 @@ def build_config(
                 f'"{missing[0]}" = [input, output] (USD per million tokens; 0 for a local '
                 "model), or leave it off"
             )
+    # seat_roles read the preset (an unknown one is an error there), and a preset's key
+    # is its name: the presets are not read again.
     preset_key = "custom" if req.role or req.role_a is not None else (
-        presets.get_preset(req.preset or presets.DEFAULT_PRESET).key
+        req.preset or presets.DEFAULT_PRESET
     )  # fmt: skip
     if req.quorum is not None and req.quorum > len(roles) - 1:
         raise UsageError(
