@@ -175,12 +175,14 @@ ANSWER_FIRST = ("tldr", "crux")  # the keys of collab.judge.answer.REQUIRED_SECT
 _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+")
 
 
+@lru_cache(maxsize=8)
 def answer_first(md: str) -> str:
     """The Judge's TL;DR and Crux sections moved to the top (after any note before the
     first section), the rest in the order written. Sections are found as the Judge check
     finds them (collab.judge.answer: any level, numbering or case, English or Japanese;
     a heading in a code fence that closes is none), cut at the level of the shallowest
-    heading that names a required section (else at ``##``)."""
+    heading that names a required section (else at ``##``). The last answers kept: a run's
+    page is written again with the same summary (after a follow-up)."""
     lines = md.splitlines()
     code = code_lines(lines)
     levels = {
