@@ -161,5 +161,14 @@ def document_text(doc: dict[str, object], kept: Texts) -> str:
             kept[id(value), depth] = (value, made, parts)
         return made
 
-    parts = [_string(key) + ": " + text(value, 1) for key, value in doc.items()]
+    parts = []
+    for key, value in doc.items():  # text(value, 1), a kept one found without a call
+        hit = old.get((id(value), 1))
+        if hit is not None and hit[0] is value:
+            kept[id(value), 1] = hit
+            for part in hit[2]:
+                keep(part, old[part])
+            parts.append(_string(key) + ": " + hit[1])
+        else:
+            parts.append(_string(key) + ": " + text(value, 1))
     return "{\n " + ",\n ".join(parts) + "\n}"
