@@ -52,7 +52,66 @@ _SCALARS = frozenset((str, int, float, bool, type(None)))
 
 
 def _dumps(value: object) -> str:
-    return _INDENTED(value) if isinstance(value, _NESTED) else _FLAT(value)
+    try:
+        return _indented(value, "\n")
+    except _Other:
+        return _INDENTED(value) if isinstance(value, _NESTED) else _FLAT(value)
+
+
+class _Other(Exception):
+    """A value :func:`_indented` leaves to json: a key json converts or refuses, a type
+    it does not know, or a nesting deep enough to be a cycle."""
+
+
+_float_repr = float.__repr__
+_int_repr = int.__repr__
+_INF = float("inf")
+_DICTS = (dict, FrozenForm)
+_LISTS = (list, FrozenItems, tuple)
+
+
+def _indented(value: object, pad: str) -> str:
+    """``_INDENTED(value)`` with each line break ``pad``, for the values state.json is
+    made of (str, int, float, bool, None, and dicts with str keys, lists and tuples of
+    them: exactly these types, not subclasses but the frozen forms), built as strings:
+    json's indented encoder is pure Python and yields every token through a chain of
+    generators (~2.5x the time). Anything else raises :class:`_Other` (json's text
+    or json's error, then)."""
+    kind = type(value)
+    if kind is str:
+        return _string(value)  # type: ignore[arg-type]
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if kind is int:
+        return _int_repr(value)
+    if kind is float:
+        if value != value:
+            return "NaN"
+        if value == _INF:
+            return "Infinity"
+        return "-Infinity" if value == -_INF else _float_repr(value)
+    if len(pad) > 100:  # ~100 levels: json's own, which finds a cycle
+        raise _Other
+    inner = pad + " "
+    if kind in _DICTS:
+        if not value:
+            return "{}"
+        parts = []
+        for key, item in value.items():  # type: ignore[attr-defined]
+            if type(key) is not str:
+                raise _Other
+            parts.append(_string(key) + ": " + _indented(item, inner))
+        return "{" + inner + ("," + inner).join(parts) + pad + "}"
+    if kind in _LISTS:
+        if not value:
+            return "[]"
+        items = [_indented(item, inner) for item in value]  # type: ignore[attr-defined]
+        return "[" + inner + ("," + inner).join(items) + pad + "]"
+    raise _Other
 
 
 def document_text(doc: dict[str, object], kept: Texts) -> str:
@@ -76,12 +135,14 @@ def document_text(doc: dict[str, object], kept: Texts) -> str:
             keep(part, old[part])
 
     def text(value: object, depth: int) -> str:
+        hit = old.get((id(value), depth))
+        if hit is not None and hit[0] is value:  # (only a frozen part or scalar is kept)
+            kept[id(value), depth] = hit
+            for part in hit[2]:
+                keep(part, old[part])
+            return hit[1]
         frozen = type(value) in _SCALARS or isinstance(value, _FROZEN)
         if frozen:
-            hit = old.get((id(value), depth))
-            if hit is not None and hit[0] is value:
-                keep((id(value), depth), hit)
-                return hit[1]
             for near in (depth - 1, depth + 1):  # the same object a level up or down
                 hit = kept.get((id(value), near)) or old.get((id(value), near))
                 if hit is not None and hit[0] is value:
@@ -100,5 +161,14 @@ def document_text(doc: dict[str, object], kept: Texts) -> str:
             kept[id(value), depth] = (value, made, parts)
         return made
 
-    parts = [_string(key) + ": " + text(value, 1) for key, value in doc.items()]
+    parts = []
+    for key, value in doc.items():  # text(value, 1), a kept one found without a call
+        hit = old.get((id(value), 1))
+        if hit is not None and hit[0] is value:
+            kept[id(value), 1] = hit
+            for part in hit[2]:
+                keep(part, old[part])
+            parts.append(_string(key) + ": " + hit[1])
+        else:
+            parts.append(_string(key) + ": " + text(value, 1))
     return "{\n " + ",\n ".join(parts) + "\n}"

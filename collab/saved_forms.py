@@ -13,7 +13,9 @@ the store keeps their text too (:mod:`collab.json_text`): read them, never chang
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import operator
+from collections.abc import Callable, Iterable, Sequence
+from itertools import chain
 from typing import Any, TypeVar, cast
 
 from collab.evidence import EvidenceStatus
@@ -26,6 +28,8 @@ _Form = TypeVar("_Form", dict[str, object], list[FrozenForm | FrozenItems], list
 _Made = TypeVar("_Made")
 Frozen = FrozenForm | FrozenItems
 _SCALARS = (str, int, float, bool)  # (None is one object: ``is`` finds it)
+# Every empty list of the document (~6 a save): one frozen object, its text kept between saves.
+NOTHING = FrozenItems()
 
 
 def written_alike(a: object, b: object) -> bool:
@@ -43,7 +47,8 @@ def _alike(was: object, made_of: tuple[object, ...]) -> bool:
     return (
         isinstance(was, tuple)
         and len(was) == len(made_of)
-        and all(map(written_alike, was, made_of))
+        # the same objects (most saves, in C), else each written alike
+        and (all(map(operator.is_, was, made_of)) or all(map(written_alike, was, made_of)))
     )
 
 
@@ -78,12 +83,32 @@ class SavedForms:
         self._now.update((id(i), (i, f)) for i, f in zip(lg.issues, made, strict=True))
         return made
 
+    def each(
+        self, name: str, objs: Sequence[_Frozen], form_of: Callable[[_Frozen], Frozen],
+        held: Callable[[_Frozen], Iterable[object]] = lambda obj: (obj,),
+    ) -> FrozenItems:  # fmt: skip
+        """``FrozenItems([form_of(o) for o in objs])`` (:data:`NOTHING` for none), or the
+        last save's while ``objs`` are the same objects (their forms, and those of what each
+        ``held``, kept with it): the store keeps its text whole, not item by item."""
+        was, kept = self._last.get(name, (None, None))
+        if isinstance(was, tuple) and len(was) == len(objs) and all(map(operator.is_, was, objs)):
+            made, forms = kept
+            self._now.update(forms)
+        else:
+            was, made = tuple(objs), FrozenItems([form_of(obj) for obj in objs])
+            now = self._now
+            forms = {id(x): now[id(x)] for obj in objs for x in held(obj)}
+        self._now[name] = (was, (made, forms))
+        return cast(FrozenItems, made) or NOTHING
+
+    def ledgers(self, ledgers: Sequence[Ledger]) -> FrozenItems:
+        """The round ledgers' forms (:meth:`each` of :meth:`ledger`)."""
+        return self.each("round_ledgers", ledgers, self.ledger, lambda lg: (lg, *lg.issues))
+
     def same(self, name: str, made: dict[str, object] | list[int]) -> Frozen:
         """The last save's form of ``name`` while it holds values written alike, else
         ``made`` frozen."""
-        values = (
-            tuple(x for kv in made.items() for x in kv) if isinstance(made, dict) else tuple(made)
-        )
+        values = tuple(chain.from_iterable(made.items())) if isinstance(made, dict) else tuple(made)
         was, frozen = self._last.get(name, (None, None))
         if not _alike(was, values):
             was, frozen = values, FrozenForm(made) if isinstance(made, dict) else FrozenItems(made)

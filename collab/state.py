@@ -16,7 +16,6 @@ from collab.decision import DECISION_KINDS, HumanDecision
 from collab.errors import DamagedRun
 from collab.evidence import EVIDENCE_STATUSES, EvidenceCheck
 from collab.fields import DamagedField, Fields
-from collab.json_text import FrozenItems
 from collab.ledger import (
     CURRENT_TABLE,
     STATUSES,
@@ -31,6 +30,7 @@ from collab.ledger import (
 )
 from collab.ledger_cache import LedgerCache, Made, present_in
 from collab.records import record
+from collab.saved_forms import NOTHING as _NOTHING
 from collab.saved_forms import Frozen, Rechecks, SavedForms
 from collab.seats import SEATS, SIDES, Seat, Side, round_order
 from collab.store import SCHEMA_VERSION, RunDir, StoredRun, scan_runs
@@ -44,8 +44,6 @@ RUN_STATUSES: tuple[RunStatus, ...] = get_args(RunStatus)
 # only its own kind of run. Optional in state.json: a run saved without it was a person's.
 Origin = Literal["cli", "mcp"]
 ORIGINS: tuple[Origin, ...] = get_args(Origin)
-# Every empty list of the document (~6 a save): one frozen object, its text kept between saves.
-_NOTHING = FrozenItems()
 
 
 @dataclass
@@ -368,7 +366,7 @@ class RunState:
             "error": self.error,
             "config": form(self.config, DebateConfig.to_dict),
             "rounds_done": done,
-            "turns": [form(t, TurnRecord.to_dict) for t in self.turns] or _NOTHING,
+            "turns": forms.each("turns", self.turns, lambda t: form(t, TurnRecord.to_dict)),
             "checked_rounds": same("checked_rounds", self.checked_rounds) or _NOTHING,
             "angle": None if self.angle is None else asdict(self.angle),
             "judge": None if self.judge is None else judge_form(self.judge),
@@ -384,11 +382,13 @@ class RunState:
             "plan": None if self.plan is None else form(self.plan, copy.deepcopy),
             # Derived, kept for readers of state.json (resume recomputes them).
             "ledger": forms.ledger(ledger),
-            "round_ledgers": [forms.ledger(lg) for lg in round_ledgers] or _NOTHING,
+            "round_ledgers": forms.ledgers(round_ledgers),
             "ledger_stamp": LEDGER_STAMP,
             "cost_usd": cost_usd,
             "cost_usd_by_side": by_side,
-            "round_orders": [form(o, asdict) for o in self.round_orders] or _NOTHING,
+            "round_orders": forms.each(
+                "round_orders", self.round_orders, lambda o: form(o, asdict)
+            ),
             "judge_order": form(self.judge_order, list) if self.judge_order else _NOTHING,
             "cost_estimated": estimated,
             "tokens": tokens,

@@ -296,3 +296,35 @@ def test_the_parts_made_anew_on_every_save_are_kept_only_while_written_alike() -
 def test_a_meta_is_saved_as_asdict_makes_it(usage: Usage | None) -> None:
     meta = AgentMeta("fake", "m", 0, 1.5, 2, usage, 0.25, "s", "e", 1, True)
     assert list(meta_to_dict(meta).items()) == list(asdict(meta).items())
+
+
+def test_json_s_own_encoder_only_for_what_the_built_text_leaves_to_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The text of a part made anew is built as strings (json's indented encoder is pure
+    Python): json encodes only a value with a key it converts, a type it alone knows (a
+    str or int subclass: json's text; anything else: json's error) or a cycle."""
+    given: list[object] = []
+    real = collab.json_text._INDENTED
+    monkeypatch.setattr(collab.json_text, "_INDENTED", lambda v: given.append(v) or real(v))
+    plain = {
+        "a": [1, -(2**70), 2.5, -0.0, None, True, False, 'é\n"\u2028\x00'],
+        "b": {"c": {}, "d": [], "e": ()},
+        "f": FrozenForm({"x": FrozenItems([float("nan"), float("inf"), -float("inf")])}),
+        "g": [("t", 1), [[[]]]],
+    }
+    assert document_text(plain, {}) == dumps(plain) and given == []
+
+    class Name(str):
+        pass
+
+    for odd in ({1: "a key json converts"}, [Name("x")], {"k": [True, Name("y")]}):
+        doc = {"odd": odd, "plain": [1]}
+        assert document_text(doc, {}) == dumps(doc) and given == [odd]
+        given.clear()
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        document_text({"odd": [object()]}, {})
+    cycle: list[object] = []
+    cycle.append([cycle])
+    with pytest.raises(ValueError, match="Circular reference"):
+        document_text({"odd": cycle}, {})
