@@ -78,17 +78,21 @@ def make_private_dirs(path: Path) -> None:
 def atomic_write(path: Path, text: str, mode: int = 0o600) -> None:
     """Write-then-rename so a reader (or a crash) never sees half a file; the temp file
     is made new (never one planted there) and gets ``mode`` before it takes the name."""
+    # Here, not at the top: tempfile (and the random and hashlib it imports, ~2.5 ms of
+    # CPU) is for writing; the commands that only read runs (list, status) go without.
+    import tempfile
+
     data = text.encode("utf-8")  # what a text file opened "w" writes on POSIX ("\n" stays)
-    fd, tmp = _new_temp(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        # The bytes straight to the temp file's descriptor: a text file object around it (its
+        # The bytes straight to mkstemp's descriptor: a text file object around it (its
         # buffer, encoder and the flush before fsync) cost more than the write itself.
         try:
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view) :]
             os.fsync(fd)
-            if mode != 0o600:  # the temp file's
+            if mode != 0o600:  # mkstemp's
                 os.fchmod(fd, mode)
         finally:
             os.close(fd)
@@ -97,25 +101,6 @@ def atomic_write(path: Path, text: str, mode: int = 0o600) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
-
-
-# mkstemp's flags: a file made new (never one planted there, nor a link followed), 0600.
-_NEW = os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-
-
-def _new_temp(path: Path) -> tuple[int, str]:
-    """``tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)``
-    opened by hand: mkstemp's name sequence, checks and path handling were most of its
-    cost (~20 us of CPU a write, ~19 writes a debate), and importing tempfile (random and
-    hashlib with it, ~2.5 ms) is left to the commands that need it."""
-    head, name = os.path.split(os.fspath(path))
-    for _ in range(100):  # mkstemp tries 10,000 names; 48 random bits do not collide
-        tmp = os.path.join(head, f".{name}.{os.urandom(6).hex()}.tmp")
-        try:
-            return os.open(tmp, _NEW, 0o600), tmp
-        except FileExistsError:
-            continue
-    raise FileExistsError(errno.EEXIST, "no usable temporary file name found", head)
 
 
 def write_file(path: Path, text: str) -> None:

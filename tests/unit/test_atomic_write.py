@@ -40,21 +40,3 @@ def test_a_path_in_the_working_folder(tmp_path: Path, monkeypatch: pytest.Monkey
     atomic_write(Path("f.json"), "here")
     assert [p.name for p in tmp_path.iterdir()] == ["f.json"]
     assert (tmp_path / "f.json").read_text() == "here"
-
-
-def test_a_planted_temp_name_is_never_written_through(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # the temp file is made new, beside the file, as mkstemp would: a name already taken
-    # (here a link to a file outside) is passed over for the next, never followed
-    (tmp_path / "d").mkdir()
-    path, outside = tmp_path / "d" / "f.json", tmp_path / "outside"
-    outside.write_text("mine")
-    names = iter([b"\0" * 6, b"\1" * 6])
-    monkeypatch.setattr("os.urandom", lambda n: next(names))
-    planted = tmp_path / "d" / f".f.json.{'00' * 6}.tmp"
-    planted.symlink_to(outside)
-    atomic_write(path, "new")
-    assert path.read_text() == "new" and outside.read_text() == "mine"
-    assert sorted(p.name for p in path.parent.iterdir()) == [planted.name, "f.json"]
-    assert planted.is_symlink()
