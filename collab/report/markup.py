@@ -26,7 +26,6 @@ from functools import cache, lru_cache
 
 import nh3
 from markdown_it import MarkdownIt
-from markdown_it.common.utils import escapeHtml
 from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
@@ -100,43 +99,16 @@ def _reshape(tokens: list[Token], heading_shift: int) -> None:
                 tok.attrSet("class", _ALIGN[align])
 
 
-# What keeps a text from being plain paragraphs (see _plain): a character that can start
-# inline markup (code, emphasis, links, raw HTML, entities, strikethrough, escapes, table
-# cells); whitespace but space and newline (tab, no-break and other Unicode spaces: the
-# parser strips those at a paragraph's ends); a line that starts with a space or with
-# anything but a letter or digit (every block marker: heading, list, quote, fence, rule,
-# setext underline) or with a number and ``.``/``)`` (an ordered list); a space that ends
-# a line (a hard break).
-_NOT_PLAIN = re.compile(r"[\\`*_\[\]<&~|]|[^\S \n]|^[^\w\n]|^\d+[.)]| $", re.MULTILINE)
-
-
-def _plain(text: str, *, breaks: bool) -> str | None:
-    """The parser's HTML for a cleaned text that is nothing but paragraphs of plain lines
-    (None for any other): what it would make, without parsing. Such a text has no heading,
-    table or raw HTML, so neither ``heading_shift`` nor ``raw_html`` changes it."""
-    if _NOT_PLAIN.search(text):
-        return None
-    newline = "<br>\n" if breaks else "\n"
-    paragraphs = (block.strip("\n").split("\n") for block in text.split("\n\n"))
-    return "".join(
-        f"<p>{newline.join(map(escapeHtml, lines))}</p>\n" for lines in paragraphs if lines != [""]
-    )
-
-
 @lru_cache(maxsize=128)
 def _render(text: str, *, raw_html: bool, breaks: bool, heading_shift: int) -> Markup:
     """The last texts' renderings kept: the seats' descriptions are on every page, and a
     run's reports are written again after a follow-up (the same prose). Pure: the text
     and the three options decide the result."""
-    text = clean(text)
-    html = _plain(text, breaks=breaks)
-    if html is None:
-        md = _parser(raw_html=raw_html, breaks=breaks)
-        env: EnvType = {}
-        tokens = md.parse(text, env)
-        _reshape(tokens, heading_shift)
-        html = md.renderer.render(tokens, md.options, env)
-    return Markup(_cleaner().clean(html).strip())
+    md = _parser(raw_html=raw_html, breaks=breaks)
+    env: EnvType = {}
+    tokens = md.parse(clean(text), env)
+    _reshape(tokens, heading_shift)
+    return Markup(_cleaner().clean(md.renderer.render(tokens, md.options, env)).strip())
 
 
 def markdown_html(text: str, *, heading_shift: int = 0, raw_html: bool = False) -> Markup:
