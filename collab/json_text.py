@@ -137,9 +137,7 @@ def document_text(doc: dict[str, object], kept: Texts) -> str:
     def text(value: object, depth: int) -> str:
         hit = old.get((id(value), depth))
         if hit is not None and hit[0] is value:  # (only a frozen part or scalar is kept)
-            kept[id(value), depth] = hit
-            for part in hit[2]:
-                keep(part, old[part])
+            keep((id(value), depth), hit)
             return hit[1]
         frozen = type(value) in _SCALARS or isinstance(value, _FROZEN)
         if frozen:
@@ -161,14 +159,5 @@ def document_text(doc: dict[str, object], kept: Texts) -> str:
             kept[id(value), depth] = (value, made, parts)
         return made
 
-    parts = []
-    for key, value in doc.items():  # text(value, 1), a kept one found without a call
-        hit = old.get((id(value), 1))
-        if hit is not None and hit[0] is value:
-            kept[id(value), 1] = hit
-            for part in hit[2]:
-                keep(part, old[part])
-            parts.append(_string(key) + ": " + hit[1])
-        else:
-            parts.append(_string(key) + ": " + text(value, 1))
+    parts = [_string(key) + ": " + text(value, 1) for key, value in doc.items()]
     return "{\n " + ",\n ".join(parts) + "\n}"

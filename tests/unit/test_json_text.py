@@ -322,6 +322,8 @@ def test_json_s_own_encoder_only_for_what_the_built_text_leaves_to_it(
         doc = {"odd": odd, "plain": [1]}
         assert document_text(doc, {}) == dumps(doc) and given == [odd]
         given.clear()
+    doc = {"odd": Name("z"), "plain": [1]}  # a scalar json alone knows: its flat encoder
+    assert document_text(doc, {}) == dumps(doc) and given == []
     with pytest.raises(TypeError, match="not JSON serializable"):
         document_text({"odd": [object()]}, {})
     cycle: list[object] = []
