@@ -122,37 +122,18 @@ class Prompts:
         decider's note for a round added by ``collab continue``. ``cross_check``:
         ``--depth auto``'s round 2, short replies (a quarter of --max-chars) taking stances
         on the other side's points."""
-        bare = not history and not ledger.issues and angle is None and note is None
-        if bare and not cross_check:
-            # Nothing of the debate to show: the prompt is the config's, the same each time
-            # for as long as the prompts are for one config (the same frozen object).
+        # Nothing of the debate to show (no turn, issue, angle, note or cross-check): the
+        # prompt is the config's, the same each time for as long as the prompts are for one
+        # config (the same frozen object); ``blind`` hides nothing then.
+        bare = not (history or ledger.issues or cross_check) and angle is None and note is None
+        if bare:
             kept = self._bare.get((side, round_no))
-            if kept is None or kept[0] is not cfg:
-                kept = (cfg, self._role(cfg, side, round_no, ledger, history, angle))
-                self._bare[(side, round_no)] = kept
-            return kept[1]
-        return self._role(
-            cfg, side, round_no, ledger, history, angle,
-            blind=blind, note=note, cross_check=cross_check,
-        )  # fmt: skip
-
-    def _role(
-        self,
-        cfg: DebateConfig,
-        side: Side,
-        round_no: int,
-        ledger: Ledger,
-        history: Sequence[TurnView],
-        angle: str | None,
-        *,
-        blind: bool = False,
-        note: str | None = None,
-        cross_check: bool = False,
-    ) -> str:
+            if kept is not None and kept[0] is cfg:
+                return kept[1]
         recent = recent_turns(history, side, round_no)
         if blind:
             recent = [t for t in recent if t.round_no != round_no]
-        return self._render(
+        text = self._render(
             "role.md.j2",
             **self._speaker(cfg, side),
             round_no=round_no,
@@ -183,6 +164,9 @@ class Prompts:
             cross_check=cross_check,
             **decision_view(cfg),
         )
+        if bare:
+            self._bare[(side, round_no)] = (cfg, text)
+        return text
 
     def reask(
         self,
