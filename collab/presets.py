@@ -167,22 +167,9 @@ def _preview(text: str) -> str:
 
 
 def _toml_files(directory: Path) -> list[Path]:
-    """The ``*.toml`` files of ``directory`` (a symlink to one too), sorted by name: what
-    ``sorted(p for p in directory.glob("*.toml") if p.is_file())`` lists, from one listing
-    (a non-link entry's type is the listing's; a link is followed as ``Path.is_file``)."""
     if not directory.is_dir():
         return []
-    try:
-        with os.scandir(directory) as entries:
-            names = [
-                e.name
-                for e in entries
-                if e.name.endswith(".toml")
-                and (Path(e.path).is_file() if e.is_symlink() else e.is_file())
-            ]
-    except PermissionError:  # as glob: an unreadable folder lists nothing
-        return []
-    return [directory / name for name in sorted(names)]
+    return sorted(p for p in directory.glob("*.toml") if p.is_file())
 
 
 # A preset file's text as last read, by path: (its stat's identity, the text, when read).
