@@ -647,3 +647,33 @@ def test_read_tools_ask_for_path_line_evidence(lang: Lang) -> None:
     )
     assert "path:line" not in plain
     assert "path:line" in reading and "src/auth/session.py:42" in reading
+
+
+def test_context_files_are_numbered_from_one() -> None:
+    two = DebateConfig(
+        topic=TOPIC, role_a=ROLE_A, role_b=ROLE_B, rounds=4,
+        contexts=(ContextFile("a.md", "first file"), ContextFile("b.md", "second file")),
+    )  # fmt: skip
+    text = Prompts("en").role(two, "A", 1, Ledger(), [], None)
+    assert re.findall(r"<<<COLLAB:CONTEXT file=(\w+)>>>", text) == ["1", "2"]
+
+
+def test_each_reply_is_shown_once_whole_or_as_an_excerpt_by_its_round() -> None:
+    history = [turn(3, "A", "older-round a"), turn(3, "B", "older-round b"),
+               turn(4, "A", "last-round a"), turn(4, "B", "last-round b")]  # fmt: skip
+    text = Prompts("en").role(cfg(), "A", 5, Ledger(), history, None)
+    assert text.count("older-round") == 2 and text.count("last-round") == 2
+
+
+@pytest.mark.parametrize(("first_round", "hidden"), [(2, True), (3, False)])
+def test_the_prompt_says_when_older_rounds_are_left_out(first_round: int, hidden: bool) -> None:
+    history = [turn(r, s) for r in range(first_round, 5) for s in ("A", "B")]
+    text = Prompts("en").role(cfg(), "A", 5, Ledger(), history, None)
+    assert ("Only the last two rounds are shown" in text) is hidden
+
+
+def test_a_seat_never_sees_its_own_reply_of_this_round() -> None:
+    """Its turn taken again (a re-ask, a resume): what it wrote this round is not shown."""
+    history = [turn(1, "A"), turn(1, "B"), turn(2, "A", "A-OWN-ROUND-2"), turn(2, "B", "B-2")]
+    text = Prompts("en").role(cfg(), "A", 2, Ledger(), history, None)
+    assert "A-OWN-ROUND-2" not in text and "B-2" in text
