@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 from typing import NamedTuple
 
 import pytest
 
-from collab.config import ContextFile, DebateConfig, Role
+from collab.config import AgentChoice, ContextFile, DebateConfig, Role
 from collab.errors import UsageError
 from collab.judge.labels import Labels
 from collab.lang import Lang, detect_lang, resolve_lang
@@ -677,3 +678,15 @@ def test_a_seat_never_sees_its_own_reply_of_this_round() -> None:
     history = [turn(1, "A"), turn(1, "B"), turn(2, "A", "A-OWN-ROUND-2"), turn(2, "B", "B-2")]
     text = Prompts("en").role(cfg(), "A", 2, Ledger(), history, None)
     assert "A-OWN-ROUND-2" not in text and "B-2" in text
+
+
+def test_a_panels_ledger_shows_every_seats_evidence() -> None:
+    """A third seat's evidence on a live issue is in the prompt, as A's and B's are."""
+    panel = DebateConfig(
+        topic=TOPIC, role_a=ROLE_A, role_b=ROLE_B, rounds=4,
+        more_roles=(Role("C", "Operator", "Runs it at 3 a.m."),), more_agents=(AgentChoice(),),
+    )  # fmt: skip
+    live = Issue("I1", "Live issue", "A", "open", "A-EVIDENCE", "B-EVIDENCE", 2, 2)
+    live = dataclasses.replace(live, evidence_c="C-EVIDENCE")
+    text = Prompts("en").role(panel, "A", 3, Ledger((live,)), [], None)
+    assert all(f"{seat}-EVIDENCE" in text for seat in "ABC")
