@@ -11,6 +11,12 @@ where it cannot write ``__pycache__``, and that cost is part of what a developer
 The command runs on every core (tests/conftest.py: ``unit_on_every_core``); the same suite
 one test at a time (``-p no:every_core``) is timed beside it, interleaved, for the ratio.
 
+The machines this runs on differ in speed by up to ~2× from one day to the next, so beside
+the times a yardstick of the machine's speed is taken in the same minutes: the CPU time of
+``python -c "import typer"`` (the yardstick bench/cpu.py's targets are ratios to), five
+samples before each run of the suite, and the suite's wall time scaled to a machine where
+that import costs 100 ms of CPU (info only: the target stays 10 s on the machine at hand).
+
 Beside it, the cost of the unit of most of the heavy tests: one in-process 3-round debate
 (``tests/unit/test_orchestrator.py``'s ``debate({}, rounds=3)``, each in a fresh
 COLLAB_HOME on /dev/shm where there is one), median CPU time of 40 after 5 unmeasured.
@@ -23,12 +29,14 @@ import re
 import subprocess
 import time
 
+from bench.cpu import cpu_seconds
 from bench.env import REPO, Ctx, python_exe
 from bench.results import BenchResult, le, spread
 from bench.stats import median
 
 NAME = "unitsuite"
 
+_YARDSTICK = [python_exe(), "-c", "import typer"]
 _PASSED = re.compile(r"(\d+) passed")
 _COLLECTED = re.compile(r"(\d+) tests? collected")
 
@@ -95,8 +103,11 @@ def run(ctx: Ctx) -> BenchResult:
     collect_walls: list[float] = []
     serial_walls: list[float] = []
     serial_cpus: list[float] = []
+    yardstick: list[float] = []  # CPU seconds of _YARDSTICK
     passed = collected = 0
     for i in range(n):
+        for _ in range(5):
+            yardstick.append(cpu_seconds(_YARDSTICK, _child_env(), str(REPO)))
         c_wall, _, c_out = timed_pytest(["tests/unit", "--collect-only"])
         collect_walls.append(c_wall)
         if m := _COLLECTED.search(c_out):
@@ -137,6 +148,12 @@ def run(ctx: Ctx) -> BenchResult:
     res.row("  tests passed / collected", passed, "", None, f"{passed} / {collected}")
     res.row("one in-process 3-round debate (tests/unit), CPU", median(debates) * 1000, "ms",
             None, spread([d * 1000 for d in debates], "ms"))  # fmt: skip
+    typer_cpu = median(yardstick)
+    res.row("machine yardstick: python -c \"import typer\", CPU", typer_cpu * 1000, "ms", None,
+            spread([y * 1000 for y in yardstick], "ms"))  # fmt: skip
+    scaled = median(walls) * 0.1 / typer_cpu
+    res.row("  suite wall on a machine where that takes 100 ms (scaled)", scaled, "s", None,
+            "info: the target is this machine's")  # fmt: skip
     res.row("load average (1 min), before / after", load_before, "", None,
             f"{load_before:.2f} / {load_after:.2f} on {os.cpu_count()} CPUs")  # fmt: skip
     res.data.update(
@@ -146,6 +163,7 @@ def run(ctx: Ctx) -> BenchResult:
         serial_walls=serial_walls,
         serial_cpus=serial_cpus,
         debate_cpus=debates,
+        yardstick_cpus=yardstick,
         load=[load_before, load_after],
     )
     return res
