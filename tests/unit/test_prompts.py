@@ -64,9 +64,12 @@ LEDGER = Ledger(
 
 
 @pytest.fixture(autouse=True)
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("COLLAB_HOME", str(tmp_path / "home"))
-    return tmp_path / "home"
+def home(hermetic_env: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """COLLAB_HOME: a folder not made yet, in the test's own new folder (the one
+    tests/unit/conftest.py made for it, on tmpfs, removed after it); not in ``tmp_path``, a
+    numbered folder on disk kept after the run: ~0.07-0.14 s of CPU for this file's ~80 tests."""
+    monkeypatch.setenv("COLLAB_HOME", str(hermetic_env / "home"))
+    return hermetic_env / "home"
 
 
 def cfg(topic: str = TOPIC, context: str = "The ledger table has 40M rows.") -> DebateConfig:
