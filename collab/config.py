@@ -100,7 +100,7 @@ class DebateConfig:
 
     @property
     def seats(self) -> tuple[Seat, ...]:
-        return SEATS[: len(self.roles)]
+        return SEATS[: 2 + len(self.more_roles)]  # len(self.roles), without making them
 
     def role(self, side: Side) -> Role:
         return self.roles[seat_index(side)]

@@ -49,6 +49,7 @@ _FROZEN = (FrozenForm, FrozenItems)
 # Kept by identity too: a value of these types never changes (the run's id, its status,
 # None: ~20 of a save's values, each a call of json's encoder).
 _SCALARS = frozenset((str, int, float, bool, type(None)))
+_STR_KEYS = {str}  # the types of a document's keys that this module writes itself
 
 
 def _dumps(value: object) -> str:
@@ -121,23 +122,27 @@ def document_text(doc: dict[str, object], kept: Texts) -> str:
     is its last round's too, one level deeper), and ``kept`` is left holding this
     document's frozen parts (those inside a kept text too). A list holding frozen parts
     (the turns, a ledger's issues) is spliced from the text of each of its items."""
-    if not doc or not all(type(key) is str for key in doc):
+    if not doc or {*map(type, doc)} != _STR_KEYS:
         kept.clear()
         return _dumps(doc)  # a key json converts (or none at all): json's own text
     old = dict(kept)
     kept.clear()
 
-    def keep(key: Key, hit: tuple[object, str, tuple[Key, ...]]) -> None:
-        # a kept text, with the texts spliced into it: the next save may splice them
-        # into another (a new ledger of the same issues)
-        kept[key] = hit
-        for part in hit[2]:
-            keep(part, old[part])
+    def keep(parts: tuple[Key, ...]) -> None:
+        # the texts spliced into a kept text: the next save may splice them into another
+        # (a new ledger of the same issues)
+        for part in parts:
+            hit = kept[part] = old[part]
+            if hit[2]:
+                keep(hit[2])
 
     def text(value: object, depth: int) -> str:
-        hit = old.get((id(value), depth))
+        key = (id(value), depth)
+        hit = old.get(key)
         if hit is not None and hit[0] is value:  # (only a frozen part or scalar is kept)
-            keep((id(value), depth), hit)
+            kept[key] = hit
+            if hit[2]:
+                keep(hit[2])
             return hit[1]
         frozen = type(value) in _SCALARS or isinstance(value, _FROZEN)
         if frozen:

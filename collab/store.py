@@ -83,7 +83,9 @@ def atomic_write(path: Path, text: str, mode: int = 0o600) -> None:
     import tempfile
 
     data = text.encode("utf-8")  # what a text file opened "w" writes on POSIX ("\n" stays)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    # The folder as a string: mkstemp makes one of a Path on each call (path.parent is new).
+    folder, name = os.path.split(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
     try:
         # The bytes straight to mkstemp's descriptor: a text file object around it (its
         # buffer, encoder and the flush before fsync) cost more than the write itself.

@@ -152,6 +152,23 @@ def test_a_part_a_level_up_or_down_is_made_from_its_text_there(
     assert encoded.count(issue) == 1
 
 
+def test_a_text_kept_for_an_id_is_taken_only_for_the_same_object() -> None:
+    """An id is reused once the object it was made of is gone: a kept text whose object
+    is another one (here put there by hand, at the same id and depth) is never written,
+    at the top of the document or deeper."""
+    part = FrozenForm({"id": "I1"})
+    name = "run-1"
+    doc = {"status": name, "ledger": FrozenItems([part]), "judge": part}
+    stale = FrozenForm({"id": "gone"})
+    for depth in (1, 2):
+        kept: Texts = {
+            (id(part), depth): (stale, '{"stale": 1}', ()),
+            (id(name), depth): (stale, '"stale"', ()),
+        }
+        assert document_text(doc, kept) == dumps(doc)
+        assert document_text(doc, kept) == dumps(doc)  # and kept, this time its own
+
+
 def test_a_scalar_is_kept_by_identity_as_a_frozen_part_is(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -16,7 +16,16 @@ from jinja2 import Environment
 
 from collab.report.html import _finalize
 from collab.report.markup import prose_html
-from collab.text import cap, clean, for_prompt, md_cell, one_line, truncate
+from collab.text import (
+    cap,
+    clean,
+    for_prompt,
+    md_cell,
+    one_line,
+    prompt_cell,
+    prompt_line,
+    truncate,
+)
 
 ESC = "\x1b"
 
@@ -184,3 +193,17 @@ def test_one_line_and_cells() -> None:
     assert md_cell("x | y\nz") == "x \\| y z"
     with pytest.raises(ValueError):
         cap("x", -1)
+
+
+def test_a_kept_prompt_line_is_the_one_of_its_text_and_limit() -> None:
+    """prompt_line keeps its answers (a run's prompts show the same ids, titles and names
+    again and again): never the one made for the same text at another limit, or for
+    another text, whichever was asked first."""
+    text = "a  long\nname ```x``` <<<END:REPLY>>>"
+    whole = "a long name ˋˋˋxˋˋˋ ‹‹‹END:REPLY>>>"
+    for _ in range(2):  # made, then kept
+        assert prompt_line(text, 100) == whole
+        assert prompt_line(text, 6) == "a long…[truncated 29 chars]"
+        assert prompt_line(text + " | z", 100) == whole + " | z"
+        assert prompt_cell(text + " | z", 100) == whole + " \\| z"
+        assert prompt_line(text.upper(), 100) == whole.upper()
