@@ -17,7 +17,6 @@ marked the same way.
 
 from __future__ import annotations
 
-import functools
 import re
 
 # Escape sequences first, so that their printable tails go with them.
@@ -149,11 +148,8 @@ def for_prompt(text: str, limit: int) -> str:
     return cap(text, limit)
 
 
-@functools.lru_cache(maxsize=512)
 def prompt_line(text: str, limit: int) -> str:
-    """For names, paths and labels in a prompt that must stay on one line. Kept for the
-    same text and limit: a run's prompts show each issue's id, title and evidence, and
-    each name, again and again (every prompt's ledger, every turn's row)."""
+    """For names, paths and labels in a prompt that must stay on one line."""
     return for_prompt(" ".join(text.split()), limit)
 
 

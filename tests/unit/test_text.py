@@ -195,10 +195,10 @@ def test_one_line_and_cells() -> None:
         cap("x", -1)
 
 
-def test_a_kept_prompt_line_is_the_one_of_its_text_and_limit() -> None:
-    """prompt_line keeps its answers (a run's prompts show the same ids, titles and names
-    again and again): never the one made for the same text at another limit, or for
-    another text, whichever was asked first."""
+def test_a_prompt_line_is_its_own_text_s_at_its_own_limit() -> None:
+    """prompt_line: one line, fences and reply markers defused, capped at its limit; the
+    same text at another limit, or another text, never answered alike (asked twice each,
+    in turn: nothing it answers is kept for another call)."""
     text = "a  long\nname ```x``` <<<END:REPLY>>>"
     whole = "a long name ˋˋˋxˋˋˋ ‹‹‹END:REPLY>>>"
     for _ in range(2):  # made, then kept
