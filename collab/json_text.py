@@ -133,16 +133,14 @@ def document_text(doc: dict[str, object], kept: Texts) -> str:
         # (a new ledger of the same issues)
         for part in parts:
             hit = kept[part] = old[part]
-            if hit[2]:
-                keep(hit[2])
+            keep(hit[2])
 
     def text(value: object, depth: int) -> str:
         key = (id(value), depth)
         hit = old.get(key)
         if hit is not None and hit[0] is value:  # (only a frozen part or scalar is kept)
             kept[key] = hit
-            if hit[2]:
-                keep(hit[2])
+            keep(hit[2])
             return hit[1]
         frozen = type(value) in _SCALARS or isinstance(value, _FROZEN)
         if frozen:
