@@ -322,3 +322,34 @@ def test_past_costs_are_read_from_the_newest_runs_that_load() -> None:
     damaged.create({**newer.to_dict(), "run_id": damaged.run_id, "plan": "cheap"})
     assert [s.run_id for s in past_states()] == [newer.run_id, older.run_id]
     assert [s.run_id for s in past_states(limit=1)] == [newer.run_id]
+
+
+def test_past_runs_are_parsed_only_until_the_newest_that_load_are_found(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every kept run is read (their times order them), but a debate's start parses only
+    the newest until ``limit`` load: the damaged among them are skipped, not counted."""
+    import collab.planning as planning
+
+    base = debate({}, SCRIPTS["easy"], depth="quick").state.to_dict()
+    made = []  # oldest first: each one second newer than the one before
+    for n, broken in enumerate([False, False, True, False, True, False]):
+        run = RunDir(new_run_id())
+        doc = {**base, "run_id": run.run_id, "created_ts": float(base["created_ts"]) + n + 1}
+        run.create({**doc, "plan": "cheap"} if broken else doc)
+        made.append((run.run_id, broken))
+    parsed: list[str] = []
+    parse = planning.parse_listed
+
+    def counted(raw: Any) -> Any:
+        parsed.append(raw["run_id"])
+        return parse(raw)
+
+    monkeypatch.setattr(planning, "parse_listed", counted)
+    newest_first = [rid for rid, _ in reversed(made)]
+    loading = [rid for rid, broken in reversed(made) if not broken] + [base["run_id"]]
+    assert [s.run_id for s in past_states(limit=3)] == loading[:3]
+    assert parsed == newest_first[:5]  # three that load, two damaged between them
+    parsed.clear()
+    assert [s.run_id for s in past_states()] == loading
+    assert parsed == [*newest_first, base["run_id"]]
