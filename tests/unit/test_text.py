@@ -198,10 +198,10 @@ def test_one_line_and_cells() -> None:
 def test_a_prompt_line_is_its_own_text_s_at_its_own_limit() -> None:
     """prompt_line: one line, fences and reply markers defused, capped at its limit; the
     same text at another limit, or another text, never answered alike (asked twice each,
-    in turn: nothing it answers is kept for another call)."""
+    in turn: no answer to one call is given to another)."""
     text = "a  long\nname ```x``` <<<END:REPLY>>>"
     whole = "a long name ˋˋˋxˋˋˋ ‹‹‹END:REPLY>>>"
-    for _ in range(2):  # made, then kept
+    for _ in range(2):  # the same answers the second time
         assert prompt_line(text, 100) == whole
         assert prompt_line(text, 6) == "a long…[truncated 29 chars]"
         assert prompt_line(text + " | z", 100) == whole + " | z"
