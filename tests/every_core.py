@@ -16,7 +16,10 @@ The last file is taken near the end, so this overlaps only the workers' last tes
 left after them is ~0.15 s of replaying, not ~0.3 s.
 
 As under xdist, session-scoped fixtures are set up once per worker; a file's tests all run in
-one worker, so module-scoped fixtures and module state behave as in one process.
+one worker, so module-scoped fixtures and module state behave as in one process. A test that
+ends the session (``pytest.exit()``, or setting its ``shouldstop`` or ``shouldfail``) ends it
+as in one process: the other workers stop after the test they are at, everyone's fixtures
+are torn down, and the run ends with that test's exit code and line.
 tests/conftest.py's ``unit_on_every_core`` says when a run goes this way.
 """
 
@@ -46,6 +49,8 @@ _HEAD = struct.Struct("<I")  # a message's length, before its pickle
 _INDEX = struct.Struct("<H")  # a file's number in the queue
 _QUEUE_MAX = 16_384  # files the queue pipe holds before a write would block (64 KiB)
 _GRACE = 10.0  # seconds the workers get to tear down after ^C, before they are killed
+_STOP = signal.SIGUSR1  # to a worker: another's test ended the session; stop after this test
+_stop_asked = False  # (in a worker: _STOP came)
 
 
 class EveryCore:
@@ -92,10 +97,14 @@ class EveryCore:
         base_temp(session.config)
         _imported_before_the_fork(session.config)
         count = min(self.workers, len(files))
-        workers = [_fork(session, files, queue, n) for n in range(1, count + 1)]
+        previous = signal.signal(_STOP, _ask_to_stop)  # (set before the fork: no worker lacks it)
+        try:
+            workers = [_fork(session, files, queue, n) for n in range(1, count + 1)]
+        finally:
+            signal.signal(_STOP, previous)
         os.close(queue)
         self.ran = len(workers)
-        replay = _Replay(session, len(files))
+        replay = _Replay(session, len(files), workers)
         try:
             _gather(workers, replay.take)
         except KeyboardInterrupt:  # the workers had it too: what they reported, then the stop
@@ -108,6 +117,7 @@ class EveryCore:
         finally:
             _reap(workers)
         replay.end(workers)
+        replay.ended_by_a_test()
         return True
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
@@ -133,6 +143,15 @@ def _imported_before_the_fork(config: pytest.Config) -> None:
     here instead, once for the workers too (those whose files use it find it imported)."""
     if config.pluginmanager.has_plugin("hypothesispytest"):
         import hypothesis.internal.observability  # noqa: F401
+
+
+def _ask_to_stop(signum: int, frame: object) -> None:
+    global _stop_asked
+    _stop_asked = True
+
+
+class _Stop(Exception):
+    """In a worker: the session ends (another worker's test ended it, or one of its own)."""
 
 
 def _size(file: pytest.File) -> int:
@@ -237,8 +256,9 @@ class _Replay:
     tests as their reports come, while the workers still run (after ^C, or when a worker
     died, what was done till then)."""
 
-    def __init__(self, session: pytest.Session, files: int) -> None:
+    def __init__(self, session: pytest.Session, files: int, workers: list[_Worker]) -> None:
         self.session = session
+        self.workers = workers
         self.config = session.config
         self.hook = session.config.hook
         self.files_left = files
@@ -248,6 +268,7 @@ class _Replay:
         self.waiting: list[tuple[str, Any]] = []  # tests' reports before the collected line
         self.started = False
         self.errors = 0
+        self.ending: tuple[str, str, int | None] | None = None  # how a test ended the session
 
     def take(self, worker: _Worker, message: tuple[Any, ...]) -> None:
         kind = message[0]
@@ -269,6 +290,26 @@ class _Replay:
             _seen(self.config).update(message[1])
         elif kind == "done":
             worker.done = True
+        elif kind == "ended":  # pytest.exit(), or a test set session.shouldstop / shouldfail
+            if self.ending is None:
+                self.ending = message[1:]
+            for other in self.workers:  # each stops after its test (as one process stops)
+                if other is not worker and other.pipe >= 0:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(other.pid, _STOP)
+
+    def ended_by_a_test(self) -> None:
+        """The session ended as the test that ended it asked, once every worker has stopped."""
+        if self.ending is None:
+            return
+        how, reason, code = self.ending
+        if how == "exit":
+            raise pytest.exit.Exception(reason, returncode=code)
+        session = self.session
+        setattr(session, how, reason)  # (what the terminal's summary names)
+        if how == "shouldfail":
+            raise session.Failed(reason)
+        raise session.Interrupted(reason)
 
     def end(self, workers: list[_Worker], interrupted: bool = False) -> None:
         if not self.started:  # (a worker that died, or ^C, before every file was collected)
@@ -374,7 +415,10 @@ class _Run:
         self.results: list[tuple[str, Any]] = []
         self.deselected: list[str] = []
         self.interrupted = False
+        self.sending = False  # (^C is acted on after a message is whole)
+        self.stopping = False  # (what was done is being sent: ^C is not raised again)
         self.file = ""  # the last file it said it was at
+        self.known = frozenset(sys.modules)  # the modules the main process has, as forked
 
     def run(self) -> int:
         # This process prints nothing (the main one replays what it reports), but keeps the
@@ -398,14 +442,26 @@ class _Run:
                 self.results = []
                 items = after
         except KeyboardInterrupt:  # what was done, and the fixtures' own cleanup, at least
+            self.stopping = True
             self._send(("results", self.results))
-            with contextlib.suppress(BaseException):
-                self.session._setupstate.teardown_exact(None)
+            self._teardown()
             return 2
+        except (_Stop, pytest.exit.Exception) as stop:  # as pytest ends its session early
+            self.stopping = True
+            self._send(("results", self.results))
+            self.results = []
+            if isinstance(stop, pytest.exit.Exception):
+                self._send(("ended", "exit", stop.msg, stop.returncode))
+            self._teardown()
         self._send(("results", self.results))
         self._send(("seen", _seen(self.config)))
         self._send(("done",))
         return 0
+
+    def _teardown(self) -> None:
+        """Every fixture still set up, torn down (pytest's own at the session's end)."""
+        with contextlib.suppress(BaseException):
+            self.session._setupstate.teardown_exact(None)
 
     def _at(self, file: str) -> None:
         """Says which file this worker is at (collecting, or running a test of): the one a
@@ -416,16 +472,27 @@ class _Run:
 
     def _on_interrupt(self, signum: int, frame: object) -> None:
         self.interrupted = True
-        raise KeyboardInterrupt
+        if not self.sending:  # (else raised once the message is whole: see _send)
+            raise KeyboardInterrupt
 
     def _protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
         self.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
         if self.interrupted:  # ^C, taken by the test as its own (a run saves and stops)
             raise KeyboardInterrupt
+        session = self.session
+        for how in ("shouldfail", "shouldstop"):  # (pytest's order)
+            reason = getattr(session, how)
+            if reason:
+                self._send(("ended", how, str(reason), None))
+                raise _Stop
+        if _stop_asked:
+            raise _Stop
 
     def _take(self) -> list[pytest.Item] | None:
         """The next file's tests (None once the queue is empty)."""
         while True:
+            if _stop_asked:
+                raise _Stop
             raw = os.read(self.queue, _INDEX.size)  # two bytes, whole: one pipe read at a time
             if len(raw) < _INDEX.size:
                 return None
@@ -468,15 +535,37 @@ class _Run:
             gc.freeze()
 
     def _send(self, message: tuple[Any, ...]) -> None:
+        """One message, whole: ^C while it is written is raised after it (a message cut
+        short would be read with the next one's bytes as its own)."""
         body = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
         view = memoryview(_HEAD.pack(len(body)) + body)
-        while view:
-            view = view[os.write(self.into, view) :]
+        self.sending = True
+        try:
+            while view:
+                view = view[os.write(self.into, view) :]
+        finally:
+            self.sending = False
+        if self.interrupted and not self.stopping:
+            raise KeyboardInterrupt
+
+    def _travels(self, value: object) -> object:
+        """A value as the main process can have it: itself when it pickles and unpickles
+        there, else its text (what ``--junitxml`` writes of any value)."""
+        try:
+            pickled = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+            _Known(io.BytesIO(pickled), self.known).load()
+        except Exception:
+            return str(value)
+        return value
 
     # -- hooks, in this worker --------------------------------------------------------
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         data = self.config.hook.pytest_report_to_serializable(config=self.config, report=report)
+        if report.user_properties:  # (record_property's: any object a test gives)
+            data["user_properties"] = [
+                (name, self._travels(value)) for name, value in report.user_properties
+            ]
         self.results.append(("test", data))
 
     @pytest.hookimpl(tryfirst=True)
@@ -511,11 +600,16 @@ class _Run:
 
 
 class _Known(pickle.Unpickler):
-    """Unpickles what refers to modules this process has imported only: not a test
-    module's class (it would import the test module here, or fail)."""
+    """Unpickles what refers to modules the main process has imported only (``known``:
+    those a worker was forked with): not a test module's class (it would import the test
+    module there, or fail)."""
+
+    def __init__(self, file: io.BytesIO, known: frozenset[str] | None = None) -> None:
+        super().__init__(file)
+        self.known = known
 
     def find_class(self, module: str, name: str) -> Any:
-        if module not in sys.modules:
+        if module not in (sys.modules if self.known is None else self.known):
             raise pickle.UnpicklingError(f"{module} is not imported here")
         return super().find_class(module, name)
 

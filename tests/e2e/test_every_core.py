@@ -384,3 +384,106 @@ def test_a_warning_of_a_class_the_main_process_cannot_unpickle_is_reported(
     code, out = run(tree, marks=marks_dir(tmp_path, "every"))
     assert code == 0 and summary(out) == summary(one) == "2 passed, 2 warnings", out
     assert "OfItsOwn: a class of this module" in out and "TakesTwo: one and two" in out, out
+
+
+ENDS = """
+import os, pytest
+from tests.helpers import wait_until
+
+@pytest.fixture(scope="module")
+def torn_down():
+    yield
+    open(os.path.join(os.environ["MARKS"], f"module-torn-down-{{os.getpid()}}"), "w").close()
+
+def test_ends_the_session(request, torn_down):
+    # (once the other worker is at its tests: it is stopped after the one it is at)
+    assert wait_until(lambda: os.path.exists(os.path.join(os.environ["MARKS"], "waiting")), 60)
+    {end}
+
+def test_never_reached():
+    open(os.path.join(os.environ["MARKS"], "reached"), "w").close()
+"""
+
+WAITING = """
+import os, time
+
+def test_first():
+    open(os.path.join(os.environ["MARKS"], "waiting"), "w").close()
+    time.sleep(0.5)  # (a test at work when the session is ended)
+
+def test_second():
+    open(os.path.join(os.environ["MARKS"], "reached"), "w").close()
+"""
+
+
+@pytest.mark.parametrize(
+    ("end", "code", "line"),
+    [
+        (
+            'pytest.exit("enough for today", returncode=3)',
+            3,
+            "_pytest.outcomes.Exit: enough for today",
+        ),
+        ('request.session.shouldstop = "enough for today"', 2, "Interrupted: enough for today"),
+        ('request.session.shouldfail = "enough for today"', 1, "enough for today"),
+    ],
+    ids=["pytest.exit", "shouldstop", "shouldfail"],
+)
+def test_a_test_that_ends_the_session_ends_it_on_every_core(
+    tree: Path, tmp_path: Path, end: str, code: int, line: str
+) -> None:
+    """pytest.exit() (or a test that sets the session's shouldstop or shouldfail) ends the
+    run as in one process: its exit code and line, no test after it. The other worker
+    finishes the test it is at, then stops; both tear their fixtures down. Not a worker
+    "ended early"."""
+    for name in FILES:
+        (tree / name).unlink()
+    (tree / "test_ends.py").write_text(ENDS.format(end=end), encoding="utf-8")
+    one = marks_dir(tmp_path, "one")
+    (one / "waiting").touch()  # (alone: no other worker's test to wait for)
+    one_code, one_out = run(tree, "-p", "no:every_core", marks=one)
+    (tree / "test_waiting.py").write_text(WAITING, encoding="utf-8")
+    marks = marks_dir(tmp_path, "every")
+    got, out = run(tree, marks=marks)
+    ended = re.compile(rf"^!+ {re.escape(line)} !+$", re.M)
+    assert one_code == got == code and ended.findall(one_out) == ended.findall(out), (one_out, out)
+    assert len(ended.findall(out)) == 1, out
+    assert "ended early" not in out and "Traceback" not in out, out
+    assert not (marks / "reached").exists(), out
+    assert re.search(r"^test_waiting\.py \.", out, re.M), out  # the test at work: reported
+    assert len(list(marks.glob("session-*"))) == 2, list(marks.iterdir())
+    assert len(list(marks.glob("module-torn-down-*"))) == 1, list(marks.iterdir())
+
+
+PROPERTIES = """
+class OfThisModule:
+    def __str__(self):
+        return "of this module"
+
+def test_records(record_property):
+    class Local:
+        def __str__(self):
+            return "local"
+    record_property("local", Local())  # (does not pickle)
+    record_property("module", OfThisModule())  # (the main process cannot import its module)
+    record_property("plain", {"a": [1, 2]})
+"""
+
+
+def test_record_property_values_reach_the_junit_xml_as_in_one_process(
+    tree: Path, tmp_path: Path
+) -> None:
+    """Whatever a test gives record_property: --junitxml has the same properties as from a
+    run in one process (the text of a value that cannot travel to the main process)."""
+    (tree / "sub").mkdir()  # (a folder: "prepend" puts it on sys.path of the worker only)
+    (tree / "sub" / "test_properties.py").write_text(PROPERTIES, encoding="utf-8")
+    xml = {}
+    for name, args in (("one", ["-p", "no:every_core"]), ("every", [])):
+        code, out = run(tree, f"--junitxml={tmp_path / name}.xml", *args,
+                        marks=marks_dir(tmp_path, name))  # fmt: skip
+        assert code == 1 and "ended early" not in out, out
+        xml[name] = re.findall(r'<property name="(\w+)" value="([^"]*)" />',
+                               (tmp_path / f"{name}.xml").read_text(encoding="utf-8"))  # fmt: skip
+    assert xml["every"] == xml["one"] == [
+        ("local", "local"), ("module", "of this module"), ("plain", "{'a': [1, 2]}"),
+    ], xml  # fmt: skip

@@ -3,12 +3,18 @@ keeps one test at a time."""
 
 from __future__ import annotations
 
+import io
+import os
+import pickle
+import signal
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
+from tests import every_core
 from tests.conftest import UNIT, unit_on_every_core
 
 ROOT = UNIT.parent.parent
@@ -112,3 +118,78 @@ def test_tests_named_inside_a_file_run_one_at_a_time(args: tuple[str, ...]) -> N
 def test_one_test_at_a_time(options: dict[str, Any], cores: int, env: dict[str, str]) -> None:
     assert unit_on_every_core(config("tests/unit"), 2, {})  # the same run, otherwise
     assert not unit_on_every_core(config("tests/unit", **options), cores, env)
+
+
+def worker(into: int = -1) -> Any:
+    """A worker's message-sending part, without a session to run."""
+    run = object.__new__(every_core._Run)
+    run.into, run.interrupted, run.sending, run.stopping = into, False, False, False
+    run.known = frozenset(sys.modules)
+    return run
+
+
+def read_all(fd: int) -> bytearray:
+    out = bytearray()
+    while chunk := os.read(fd, 1 << 16):
+        out += chunk
+    return out
+
+
+@pytest.mark.parametrize("stopping", [False, True], ids=["at-work", "sending-what-was-done"])
+def test_a_ctrl_c_while_a_message_is_written_comes_after_it_whole(
+    monkeypatch: pytest.MonkeyPatch, stopping: bool
+) -> None:
+    """^C reaches a worker between two partial writes of a message (a pipe takes what it
+    has room for): the message is still written whole, then the interrupt is raised (not
+    while the worker is already sending what it did after one), and the main process reads
+    the messages as they were sent."""
+    out, into = os.pipe()
+    run = worker(into)
+    run.stopping = stopping
+    real_write = os.write
+
+    def write_in_pieces(fd: int, data: Any) -> int:
+        if not run.interrupted:  # the signal, as it comes between two writes
+            run._on_interrupt(signal.SIGINT, None)
+        return real_write(fd, bytes(data[:7]))
+
+    monkeypatch.setattr(every_core.os, "write", write_in_pieces)
+    first = ("results", [("test", {"nodeid": "t::a", "outcome": "passed"})])
+    if stopping:
+        run._send(first)
+    else:
+        with pytest.raises(KeyboardInterrupt):
+            run._send(first)
+    run.stopping = True  # (as the worker's handler of ^C does)
+    run._send(("done",))
+    os.close(into)
+    buffer = read_all(out)
+    os.close(out)
+    assert every_core._messages(buffer) == [first, ("done",)] and not buffer
+
+
+class OfThisModule:
+    def __str__(self) -> str:
+        return "of this module"
+
+
+def test_a_value_the_main_process_cannot_have_is_sent_as_its_text() -> None:
+    """record_property's values: as they are when they pickle and the main process has
+    their classes' modules; else their text (what --junitxml writes of any value)."""
+
+    class Local:
+        def __str__(self) -> str:
+            return "local"
+
+    run = worker()
+    plain = {"a": [1, 2.5, None], "b": ("x", b"y")}
+    assert run._travels(plain) is plain
+    assert run._travels(Local()) == "local"  # does not pickle
+    mine = OfThisModule()
+    assert run._travels(mine) is mine
+    run.known = frozenset(sys.modules) - {__name__}  # as forked: this module not imported
+    assert run._travels(mine) == "of this module"
+    assert run._travels(plain) is plain
+    path = Path("x")  # a class of a module the main process has: itself
+    assert run._travels(path) is path
+    assert every_core._Known(io.BytesIO(pickle.dumps(path)), run.known).load() == path
