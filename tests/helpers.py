@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -24,6 +25,25 @@ def wait_until(pred: Callable[[], bool], timeout: float = 10.0, every: float = 0
             return True
         time.sleep(every)
     return pred()
+
+
+def machine_login() -> str | None:
+    """Where this machine gives every user a Claude Code login (its managed settings,
+    /etc/claude-code, which every claude reads whatever its HOME and environment), or None."""
+    from collab.agents.catalogue import stored_login
+
+    with tempfile.TemporaryDirectory() as home:
+        return stored_login("claude", {"HOME": home})
+
+
+def needs_no_machine_login() -> None:
+    """Skips a test of "no login at all" on a machine that gives every user one: no HOME or
+    environment a test makes can take it away."""
+    import pytest
+
+    where = machine_login()
+    if where is not None:
+        pytest.skip(f"this machine gives every user a claude login: {where}")
 
 
 # id(schema) -> (schema, its validator): each schema checked against its metaschema once.

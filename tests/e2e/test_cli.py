@@ -17,7 +17,7 @@ from collab.presets import DEFAULT_PRESET, get_preset, load_presets
 from collab.run_ids import short_id
 from tests.conftest import Cli, FakeAgent, contract_block
 from tests.e2e.test_inputs import ALL_TOOLS, LOGIN_VARS, bin_dir
-from tests.helpers import JUDGE_REST, PRESET_KEYS, wait_until
+from tests.helpers import JUDGE_REST, PRESET_KEYS, needs_no_machine_login, wait_until
 
 ROLE_A = "(Role A) in a structured debate"
 ROLE_B = "(Role B) in a structured debate"
@@ -209,6 +209,8 @@ def test_doctor_json_shape(
     merely consistent with each other. (tests/e2e/test_inputs.py checks each prerequisite
     present and missing.) Mutant killed (the old ``code == (0 if ok else 3)`` passed it):
     ``claude_login`` reporting "ok" with no login at all."""
+    if not logged_in:
+        needs_no_machine_login()
     path = bin_dir(tmp_path, ALL_TOOLS, claude=True)
     monkeypatch.setenv("PATH", str(path))
     monkeypatch.setenv("HOME", str(tmp_path / "home"))

@@ -25,7 +25,7 @@ from libtmux import Server
 
 from collab.paths import builtin_dir
 from tests.conftest import Cli, FakeAgent
-from tests.helpers import wait_until
+from tests.helpers import needs_no_machine_login, wait_until
 
 PRESET_KEYS = tuple(sorted(p.stem for p in builtin_dir("presets").glob("*.toml")))
 TOPIC = "JWT vs sessions"
@@ -625,6 +625,8 @@ def test_doctor(
     exit_code: int,
     levels: dict[str, str],
 ) -> None:
+    if levels.get("claude login") == "fail":
+        needs_no_machine_login()
     if credentials:
         (doctor_home / ".claude").mkdir()
         (doctor_home / ".claude" / ".credentials.json").write_text("{}", encoding="utf-8")
@@ -659,6 +661,7 @@ def test_doctor(
 
 
 def test_doctor_text_mode(cli: Cli, doctor_home: Path, tmp_path: Path) -> None:
+    needs_no_machine_login()
     path = bin_dir(tmp_path, ALL_TOOLS, claude=True)
     env = doctor_env(path, api_key=False) | {"COLUMNS": "200"}
     res = cli.process("doctor", replace_env=env)

@@ -25,7 +25,7 @@ from collab.report import (
 from collab.store import StoredRun
 from tests.conftest import Cli, FakeAgent, contract_block
 from tests.e2e.test_inputs import ALL_TOOLS, LOGIN_VARS, bin_dir
-from tests.helpers import JUDGE_REST
+from tests.helpers import JUDGE_REST, needs_no_machine_login
 
 
 def run_json(args: list[str], cli: Cli) -> tuple[int, Any]:
@@ -124,6 +124,8 @@ def test_doctor_document(
     """Both documents doctor can write, on a PATH made for the test: exit 0 with ``ok``
     true, and exit 3 (no login) with a failing check and its fix. Mutant killed (the old
     ``code in (0, 3)`` passed it): ``claude_login`` reporting "ok" with no login at all."""
+    if not logged_in:
+        needs_no_machine_login()
     path = bin_dir(tmp_path, ALL_TOOLS, claude=True)
     monkeypatch.setenv("PATH", str(path))
     monkeypatch.setenv("HOME", str(tmp_path / "home"))

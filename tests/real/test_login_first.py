@@ -17,7 +17,7 @@ from libtmux import Server
 
 from tests.conftest import contract_block
 from tests.fakes import FakeAnthropic, Reply
-from tests.helpers import JUDGE_REST, wait_until
+from tests.helpers import JUDGE_REST, needs_no_machine_login, wait_until
 
 # ``api`` (the fake API, the real claude pointed at it): tests/real/conftest.py
 pytestmark = [pytest.mark.real_agent, pytest.mark.tmux]
@@ -58,6 +58,7 @@ def run_dirs() -> list[Path]:
 def test_no_login_anywhere_refuses_before_anything_starts(
     api: FakeAnthropic, monkeypatch: pytest.MonkeyPatch, server: Server
 ) -> None:
+    needs_no_machine_login()
     monkeypatch.delenv("ANTHROPIC_API_KEY")
     monkeypatch.delenv("ANTHROPIC_BASE_URL")  # a gateway would be "cannot tell"
     sessions = {s.name for s in server.sessions}

@@ -16,7 +16,7 @@ from libtmux import Server
 from tests.conftest import contract_block
 from tests.e2e.mcp_client import doc_of, mcp_session, poll
 from tests.fakes import FakeAnthropic, Reply
-from tests.helpers import JUDGE_REST
+from tests.helpers import JUDGE_REST, needs_no_machine_login
 from tests.real.conftest import use_fake_claude
 
 pytestmark = [pytest.mark.real_agent]
@@ -87,6 +87,7 @@ def test_mcp_login_refused_up_front_or_kept_failed_with_the_hint(
     call → the run whose id was already returned stays, ``failed``, with the login hint."""
     from tests.e2e.mcp_client import call, text_of
 
+    needs_no_machine_login()
     key, url = os.environ["ANTHROPIC_API_KEY"], os.environ["ANTHROPIC_BASE_URL"]
     box: dict[str, Any] = {}
 

@@ -10,6 +10,7 @@ import pytest
 
 from collab.agents import claude
 from collab.agents.catalogue import certainly_logged_out, stored_login
+from tests.helpers import machine_login, needs_no_machine_login
 
 CLOUD = ["CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX", "CLAUDE_CODE_USE_FOUNDRY",
          "CLAUDE_CODE_USE_ANTHROPIC_AWS", "CLAUDE_CODE_USE_MANTLE"]  # fmt: skip
@@ -160,3 +161,21 @@ def test_a_hidden_drop_in_is_not_read(home: Path, managed_dir: Path) -> None:
     write(managed_dir / "managed-settings.d" / "10-key.json", {"env": {"ANTHROPIC_API_KEY": "k"}})
     where = stored_login("claude", env_for(home))
     assert where is not None and where.endswith("/10-key.json (env)")
+
+
+def test_the_machines_own_login_is_told_apart_from_the_users(
+    home: Path, managed_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What e2e tests of "no login at all" skip on: a login in the machine's managed
+    settings, which no HOME or environment a test makes can take away; not the user's
+    own key or stored credentials, which a test's HOME and environment do leave out."""
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-the-users")
+    write(home / ".claude" / ".credentials.json", {})
+    assert machine_login() is None
+    needs_no_machine_login()  # (no skip)
+    write(managed_dir / "managed-settings.json", {"env": {"ANTHROPIC_API_KEY": "k"}})
+    where = machine_login()
+    assert where is not None and str(managed_dir / "managed-settings.json") in where
+    with pytest.raises(pytest.skip.Exception, match="gives every user a claude login"):
+        needs_no_machine_login()
