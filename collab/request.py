@@ -241,6 +241,7 @@ def build_config(
         others=([(flag, r.description) for flag, r in roles] if preset_key == "custom" else [])
         + decision,
         allow=req.allow_secrets,
+        remedy="command-line" if surface == "mcp" else "flag",  # (batch's own line takes it)
     )  # fmt: skip
     depth, rounds = depth_and_rounds(req, surface)
     all_roles = [r for _, r in roles]

@@ -37,7 +37,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from collab.errors import UsageError
 from collab.lazy import deferred, postponed_annotations
@@ -46,6 +46,20 @@ from collab.text import for_prompt
 
 ALLOW_FLAG = "--allow-secrets"
 TOPIC = "topic"
+
+# What a person can do about a refusal, as the surface that refused it offers (one finding,
+# several): the debate and batch command lines take --allow-secrets; MCP does not offer it
+# (a person says it, per command); a follow-up question, a note or a decision is the
+# person's own text, with nothing to override.
+Remedy = Literal["flag", "command-line", "remove"]
+_REMEDIES: dict[Remedy, tuple[str, str]] = {
+    "flag": (f"pass {ALLOW_FLAG} to send it anyway", f"pass {ALLOW_FLAG} to send them anyway"),
+    "command-line": (
+        f"only collab debate's {ALLOW_FLAG}, on the command line, sends it",
+        f"only collab debate's {ALLOW_FLAG}, on the command line, sends them",
+    ),
+    "remove": ("take it out and try again", "take them out and try again"),
+}
 
 # Detectors that guess from randomness alone (every sha256 and commit id looks random), and
 # one that reports public IP addresses, which are not secrets (upstream detect-secrets has it).
@@ -111,7 +125,10 @@ class Finding:
 
     @property
     def message(self) -> str:
-        return f"{self.where}: {self.what} (not sent; pass {ALLOW_FLAG} to send it anyway)"
+        return self.line("flag")
+
+    def line(self, remedy: Remedy) -> str:
+        return f"{self.where}: {self.what} (not sent; {_REMEDIES[remedy][0]})"
 
 
 def scan_text(text: str, source: str) -> list[SecretHit]:
@@ -249,19 +266,20 @@ def check_inputs(
     return [f.message for f in find_secrets(topic, contexts, others=others)]
 
 
-def summarize(findings: Sequence[Finding], *, limit: int = 3) -> str:
-    """All findings in one line: the first ``limit`` of them, then "and N more"."""
+def summarize(findings: Sequence[Finding], *, limit: int = 3, remedy: Remedy = "flag") -> str:
+    """All findings in one line: the first ``limit`` of them, then "and N more", then what
+    the person can do (``remedy``: what the surface offers)."""
     if not findings:
         return ""
     if len(findings) == 1:
-        return findings[0].message
+        return findings[0].line(remedy)
     shown = "; ".join(f"{f.where} ({_short(f.what)})" for f in findings[:limit])
     more = len(findings) - limit
     if more > 0:
         shown += f"; and {more} more"
     return (
         f"{len(findings)} possible secrets in the debate inputs, nothing was sent: {shown} "
-        f"(pass {ALLOW_FLAG} to send them anyway)"
+        f"({_REMEDIES[remedy][1]})"
     )
 
 
@@ -271,17 +289,19 @@ def ensure_no_secrets(
     *,
     others: Sequence[tuple[str, str]] = (),
     allow: bool = False,
+    remedy: Remedy = "flag",
 ) -> None:
     """Raise one :class:`UsageError` (exit 2) naming the findings, unless ``allow``.
 
     The validation path, the MCP server and batch call this before anything is sent;
-    ``allow`` is ``--allow-secrets``.
+    ``allow`` is ``--allow-secrets``; ``remedy``, what the message advises (see
+    :data:`_REMEDIES`).
     """
     if allow:
         return
     findings = find_secrets(topic, contexts, others=others)
     if findings:
-        raise UsageError(summarize(findings))
+        raise UsageError(summarize(findings, remedy=remedy))
 
 
 def _looks_like(kind: str) -> str:

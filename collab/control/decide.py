@@ -62,7 +62,10 @@ def record_decision(
             assert outcome is not None
             entry = HumanDecision("outcome", user_text(outcome, "--outcome"), who, _now())
         ensure_no_secrets(
-            "", [], others=[(f"--{entry.kind}", entry.text), ("--why", entry.why or "")]
+            "",
+            [],
+            others=[(f"--{entry.kind}", entry.text), ("--why", entry.why or "")],
+            remedy="remove",
         )
         state.decisions.append(entry)
         run_dir.save(state.to_dict())

@@ -53,7 +53,7 @@ def seats_of(
 
 def question_text(question: str) -> str:
     text = user_text(question, "the question", MAX_QUESTION_CHARS)
-    ensure_no_secrets("", [], others=[("the question", text)])
+    ensure_no_secrets("", [], others=[("the question", text)], remedy="remove")
     return text
 
 
@@ -61,7 +61,7 @@ def note_text(note: str | None) -> str | None:
     if note is None:
         return None
     text = user_text(note, "--note", MAX_NOTE_CHARS)
-    ensure_no_secrets("", [], others=[("--note", text)])
+    ensure_no_secrets("", [], others=[("--note", text)], remedy="remove")
     return text
 
 

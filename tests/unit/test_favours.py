@@ -434,3 +434,40 @@ def test_the_adr_lists_the_options_as_the_considered_ones() -> None:
     assert "- O1 Postgres" in considered and "- O2 SQLite" in considered
     assert "The position of" not in considered
     assert 'Chosen option: "O2 SQLite"' in adr
+
+
+@pytest.mark.parametrize(
+    ("surface", "advice"),
+    [
+        ("cli", "pass --allow-secrets to send it anyway"),
+        ("batch", "pass --allow-secrets to send it anyway"),  # (batch's own command line)
+        ("mcp", "only collab debate's --allow-secrets, on the command line, sends it"),
+    ],
+)
+def test_a_refused_secret_is_told_what_its_surface_offers(surface: str, advice: str) -> None:
+    """The advice is one the person can follow where they are: MCP does not offer
+    --allow-secrets (a person says it, per command)."""
+    req = DebateRequest(topic=f"Which database? {KEY}", agent_a=SCRIPTED, agent_b=SCRIPTED,
+                        judge_agent=SCRIPTED, runner="subprocess")  # fmt: skip
+    with pytest.raises(UsageError) as refused:
+        build_config(req, SCRIPTED_AGENTS.keys(), surface)  # type: ignore[arg-type]
+    assert str(refused.value).endswith(f"(not sent; {advice})"), refused.value
+
+
+def test_a_secret_in_a_question_a_note_or_a_decision_is_to_be_taken_out() -> None:
+    """The person's own text, with no option to send it anyway: not --allow-secrets, which
+    ask, continue and decide do not have."""
+    from collab.control.steer import note_text, question_text
+
+    rid = flipped().state.run_id
+    for refuse in (
+        lambda: question_text(f"Would {KEY} work?"),
+        lambda: note_text(f"use {KEY}"),
+        lambda: record_decision(rid, choice="SQLite", why=f"key {KEY}", outcome=None, by="me"),
+    ):
+        with pytest.raises(UsageError) as refused:
+            refuse()
+        message = str(refused.value)
+        assert message.endswith("(not sent; take it out and try again)"), message
+        assert "--allow-secrets" not in message and KEY not in message
+    assert load_state(RunDir(rid)).decisions == []

@@ -651,3 +651,29 @@ def test_a_scan_never_verifies_a_candidate_even_with_the_engine_built_once(
     for _ in range(2):  # the first scan builds the engine, the second reuses it
         assert [h.kind for h in scan_text(text, "app.py")] == ["Secret Keyword"]
     assert verification in get_settings().filters  # the settings outside are left alone
+
+
+@pytest.mark.parametrize(
+    ("remedy", "one", "many"),
+    [
+        ("flag", "pass --allow-secrets to send it anyway",
+         "pass --allow-secrets to send them anyway"),
+        ("command-line", "only collab debate's --allow-secrets, on the command line, sends it",
+         "only collab debate's --allow-secrets, on the command line, sends them"),
+        ("remove", "take it out and try again", "take them out and try again"),
+    ],
+)  # fmt: skip
+def test_the_advice_is_the_surfaces_for_one_finding_and_for_many(
+    remedy: secret_scan.Remedy, one: str, many: str
+) -> None:
+    found = [Finding("the question line 1", "looks like a secret: GitHub Token"),
+             Finding("--why line 2", "looks like a secret: Slack Token")]  # fmt: skip
+    assert summarize(found[:1], remedy=remedy) == (
+        f"the question line 1: looks like a secret: GitHub Token (not sent; {one})"
+    )
+    assert summarize(found, remedy=remedy) == (
+        "2 possible secrets in the debate inputs, nothing was sent: the question line 1 "
+        f"(GitHub Token); --why line 2 (Slack Token) ({many})"
+    )
+    with pytest.raises(UsageError, match=re.escape(f"(not sent; {one})")):
+        ensure_no_secrets("a topic", [], others=[("--note", "push with " + GITHUB)], remedy=remedy)
