@@ -36,7 +36,7 @@ from collab.errors import CollabError, UsageError
 from collab.mcp_server.args import McpLimits, debate_request, load_limits
 from collab.mcp_server.follow import follow
 from collab.mcp_server.slots import holding_slot, live_runs, start_within_cap
-from collab.mcp_server.tools import MAX_WAIT_S, TOOLS
+from collab.mcp_server.tools import MAX_WAIT_S, TOOLS, unknown_argument
 from collab.paths import config_path
 from collab.presets import load_presets
 from collab.report import list_document, presets_document, result_document
@@ -93,8 +93,12 @@ class CollabServer:
         if handler is None:
             hint = did_you_mean(params.name, self.handlers, f"tools: {', '.join(self.handlers)}")
             return _error(f"unknown tool {params.name!r}; {hint}")
+        arguments = params.arguments or {}
+        problem = unknown_argument(params.name, arguments)
+        if problem is not None:
+            return _error(problem)
         try:
-            doc = await handler(ctx, params.arguments or {})
+            doc = await handler(ctx, arguments)
         except CollabError as exc:
             return _error(str(exc))
         except Exception as exc:  # a bug: keep the server up, say what broke

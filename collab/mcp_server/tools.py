@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import mcp_types as types
@@ -13,6 +14,7 @@ from collab.mcp_server.inputs import DEBATE_PROPS
 from collab.prompts import MAX_NOTE_CHARS, MAX_QUESTION_CHARS
 from collab.report import SCHEMAS
 from collab.seats import SEATS
+from collab.suggest import did_you_mean
 
 _RUN_ID: dict[str, Any] = {
     "type": "string",
@@ -209,3 +211,18 @@ TOOLS: tuple[types.Tool, ...] = (
         annotations=_hints(read_only=True, idempotent=True, title="Server info"),
     ),
 )
+
+
+_ARGUMENTS = {tool.name: sorted(tool.input_schema["properties"]) for tool in TOOLS}
+
+
+def unknown_argument(tool: str, arguments: Mapping[str, object]) -> str | None:
+    """What is wrong when ``arguments`` has one that ``tool``'s input schema does not (its
+    ``additionalProperties`` is false), worded as for a debate's options; None when all
+    are known."""
+    names = _ARGUMENTS[tool]
+    for key in arguments:
+        if key not in names:
+            valid = f"valid arguments: {', '.join(names)}" if names else f"{tool} takes none"
+            return f"unknown argument {key!r}; {did_you_mean(key, names, valid)}"
+    return None

@@ -204,6 +204,33 @@ def test_mcp_only_checks(fake_agent: FakeAgent, args: dict[str, object], message
     assert runs() == []
 
 
+def test_every_tool_refuses_an_argument_its_schema_does_not_have() -> None:
+    """Each tool's input schema says additionalProperties: false, and each tool holds to
+    it, before it does anything: worded as for a debate's options."""
+    calls = {
+        "server_info": ({"verbose": True}, "unknown argument 'verbose'; server_info takes none"),
+        "presets_list": ({"x": 1}, "unknown argument 'x'; presets_list takes none"),
+        "runs_list": ({"limt": 3}, "unknown argument 'limt'; did you mean 'limit'?"),
+        "debate_status": ({"run_id": "@last", "wait": 5},
+                          "unknown argument 'wait'; did you mean 'wait_s'?"),
+        "debate_cancel": ({"run_id": "@last", "force": True},
+                          "unknown argument 'force'; valid arguments: run_id"),
+        "debate_start": ({"topic": TOPIC, "colour": "red"}, "unknown argument 'colour'; "),
+    }  # fmt: skip
+
+    async def go() -> dict[str, Any]:
+        async with mcp_session() as s:
+            out = {name: await call(s, name, **args) for name, (args, _) in calls.items()}
+            out["known"] = await call(s, "runs_list", limit=3)
+            return out
+
+    got = anyio.run(go)
+    for name, (_, message) in calls.items():
+        assert got[name].is_error and text_of(got[name]).startswith(message), (name, got[name])
+    assert not got["known"].is_error
+    assert runs() == []
+
+
 def test_blocking_debate_reports_progress_per_turn(fake_agent: FakeAgent) -> None:
     script(fake_agent, a=[{"text": "A." + contract_block(new=[("S", "e")]), "sleep": 0.3}])
     notes: list[tuple[float, float | None, str | None]] = []
