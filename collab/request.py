@@ -44,18 +44,23 @@ MAX_NAME_CHARS = 200  # an agent or model name
 _BINARY_SNIFF = 8192
 
 
-def validate_topic(topic: str) -> str:
+def validate_topic(topic: str, surface: Surface = "cli") -> str:
+    """The topic, stripped; messages name the context option as ``surface`` spells it."""
     text = topic.strip()
     if not text:
-        raise UsageError(
-            'the topic is empty: say what to debate, e.g. collab debate "JWT vs sessions"'
-        )
+        example = 'collab debate "JWT vs sessions"' if surface == "cli" else '"JWT vs sessions"'
+        raise UsageError(f"the topic is empty: say what to debate, e.g. {example}")
     if "\0" in text:
         raise UsageError("the topic contains a NUL byte")
     if len(text) > MAX_TOPIC_CHARS:
+        where = (
+            "a --context file"
+            if surface == "cli"
+            else f"a file named in {spell('context', surface)}"
+        )
         raise UsageError(
             f"the topic is {len(text)} characters; keep it under {MAX_TOPIC_CHARS} "
-            "and put the details in a --context file"
+            f"and put the details in {where}"
         )
     return text
 
@@ -174,7 +179,7 @@ def build_config(
 ) -> DebateConfig:
     """Validate everything up front: a bad option never starts a pane or writes a file.
     Messages name an option the way ``surface`` spells it."""
-    topic = validate_topic(req.topic)
+    topic = validate_topic(req.topic, surface)
     # Names first: a name's own check says what is wrong with it (a control character,
     # a leading '-'), before the list's count and length checks.
     for field in ("agent_a", "agent_b", "judge_agent", "model_a", "model_b", "judge_model"):

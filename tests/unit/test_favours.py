@@ -454,6 +454,26 @@ def test_a_refused_secret_is_told_what_its_surface_offers(surface: str, advice: 
     assert str(refused.value).endswith(f"(not sent; {advice})"), refused.value
 
 
+@pytest.mark.parametrize(
+    ("surface", "empty", "long"),
+    [
+        ("cli", 'e.g. collab debate "JWT vs sessions"', "put the details in a --context file"),
+        ("batch", 'e.g. "JWT vs sessions"', "put the details in a file named in context"),
+        ("mcp", 'e.g. "JWT vs sessions"', "put the details in a file named in context"),
+    ],
+)
+def test_a_topic_refused_names_the_context_as_its_surface_spells_it(
+    surface: str, empty: str, long: str
+) -> None:
+    """Over MCP or in a topics file there is no --context to pass: the argument or key."""
+    for topic, end in (("  ", empty), ("x" * 2001, long)):
+        req = DebateRequest(topic=topic, agent_a=SCRIPTED, agent_b=SCRIPTED,
+                            judge_agent=SCRIPTED, runner="subprocess")  # fmt: skip
+        with pytest.raises(UsageError) as refused:
+            build_config(req, SCRIPTED_AGENTS.keys(), surface)  # type: ignore[arg-type]
+        assert str(refused.value).endswith(end), refused.value
+
+
 def test_a_secret_in_a_question_a_note_or_a_decision_is_to_be_taken_out() -> None:
     """The person's own text, with no option to send it anyway: not --allow-secrets, which
     ask, continue and decide do not have."""
