@@ -414,6 +414,7 @@ def request_from(
             hint = did_you_mean(key, names, f"valid {noun}s: {', '.join(names)}")
             raise UsageError(f"unknown {noun} {key!r}; {hint}")
         given[key] = _value(opt, value, surface, folder)
+    _names_as_given(given, surface)
     _one_form(given, surface)
     changes: dict[str, object] = {}
     for key in sorted(given, key=lambda k: len(options[k].sets) == 1):  # shorthands first
@@ -442,6 +443,26 @@ def request_from(
         changes.setdefault("role_b", None)
         changes.setdefault("role", ())
     return replace(base, **changes)  # type: ignore[arg-type]
+
+
+# The keys whose values are agent or model names, alone or as a list.
+_NAME_KEYS = ("agent", "agent_a", "agent_b", "judge_agent", "model", "model_a", "model_b",
+              "judge_model")  # fmt: skip
+_NAME_LISTS = ("agents", "models")
+
+
+def _names_as_given(given: Mapping[str, object], surface: Surface) -> None:
+    """Each agent or model name checked under the key it was given as: ``--model`` sets
+    every seat's model, and a bad one is named ``--model``, not the first seat's
+    ``--model-a`` that :func:`build_config` would see."""
+    for key in _NAME_KEYS:
+        value = given.get(key)
+        if isinstance(value, str):
+            validate_name(spell(key, surface), value)
+    for key in _NAME_LISTS:
+        if key in given:
+            for name in split_list(given[key]):
+                validate_name(spell(key, surface), name)
 
 
 def _one_form(given: Mapping[str, object], surface: Surface) -> None:

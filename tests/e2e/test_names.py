@@ -44,6 +44,7 @@ def test_bad_names_are_refused_everywhere(
 
         res = anyio.run(go)
         assert res.is_error and message in text_of(res), text_of(res)
+        assert f"{key} " in text_of(res), text_of(res)  # as given, not model_a
     else:
         if surface == "cli":
             if "\x00" in value:
@@ -55,7 +56,9 @@ def test_bad_names_are_refused_everywhere(
             argv = ["batch", str(topics), "--agent", "fake", "--json"]
         res = cli(*argv)
         assert res.code == 2
-        assert message in res.json()["error"]["message"]
+        said = res.json()["error"]["message"]
+        assert message in said
+        assert (f"--{key} " if surface == "cli" else f"{key} ") in said, said  # not --model-a
     assert not (hermetic_env / "runs").exists()
 
 

@@ -29,6 +29,7 @@ from collab.options import (
     ROLES,
     DebateRequest,
     Option,
+    Surface,
     option,
     options_of,
 )
@@ -144,6 +145,25 @@ def test_shorthand_yields_to_a_seats_own_key_whatever_the_order() -> None:
     for values in ({"agent": "x", "agent_a": "y"}, {"agent_a": "y", "agent": "x"}):
         req = request_from(values, "config", DebateRequest(topic=""))
         assert (req.agent_a, req.agent_b, req.judge_agent) == ("y", "x", "x")
+
+
+@pytest.mark.parametrize("surface", ["cli", "config", "batch", "mcp"])
+@pytest.mark.parametrize(
+    ("key", "value", "shown"),
+    [("model", "-x", "'-x'"), ("agent", "a\u202eb", "invisible"), ("models", "ok,-y", "'-y'"),
+     ("agents", "fake," + "z" * 201, "201"), ("judge_model", "-j", "'-j'"),
+     ("model_b", "-b", "'-b'")],
+    ids=["model", "agent", "models", "agents", "judge_model", "model_b"],
+)  # fmt: skip
+def test_a_bad_name_is_named_by_the_key_it_was_given_as(
+    surface: Surface, key: str, value: str, shown: str
+) -> None:
+    """``--model`` sets every seat's model; a bad one is ``--model``'s fault, not the
+    first seat's ``--model-a``, on every surface, for a shorthand and a list alike."""
+    with pytest.raises(UsageError) as err:
+        request_from({key: value}, surface, DebateRequest(topic=""))
+    spelled = "--" + key.replace("_", "-") if surface == "cli" else key
+    assert str(err.value).startswith(f"{spelled} ") and shown in str(err.value), str(err.value)
 
 
 def test_batch_restricted_keys_are_marked() -> None:
