@@ -28,6 +28,8 @@ import traceback  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 
 import typer  # noqa: E402
+import typer.core  # noqa: E402
+import typer.main  # noqa: E402
 
 from collab.cli import info  # noqa: E402
 from collab.cli.command_classes import Command, Group  # noqa: E402
@@ -157,20 +159,19 @@ def main(argv: list[str] | None = None) -> None:
         with contextlib.redirect_stdout(sys.stderr):
             build_app(listed=True)(args=["--help"], prog_name="collab", standalone_mode=False)
         sys.exit(EXIT_USAGE)
-    as_json = "--json" in args
-    ndjson = "--events" in args
     try:
         rv = _app_for(args)(args=args, prog_name="collab", standalone_mode=False)
     except CollabError as exc:
-        _fail(str(exc), exc.exit_code, exc.kind, as_json, ndjson)
+        _fail(str(exc), exc.exit_code, exc.kind, *_asks_for(args))
     except click_exc.ClickException as exc:
         # Bad usage is one line too; say where the help is instead of printing it.
         ctx = getattr(exc, "ctx", None)
         hint = f" (see: {ctx.command_path} --help)" if ctx is not None else ""
-        _fail(exc.format_message() + hint, EXIT_USAGE, "usage", as_json, ndjson)
+        _fail(exc.format_message() + hint, EXIT_USAGE, "usage", *_asks_for(args))
     except (typer.Abort, KeyboardInterrupt):
-        _fail("interrupted", EXIT_INTERRUPTED, "interrupted", as_json, ndjson)
+        _fail("interrupted", EXIT_INTERRUPTED, "interrupted", *_asks_for(args))
     except Exception as exc:
+        as_json, ndjson = _asks_for(args)
         if not (as_json or ndjson):
             raise
         # A bug: its traceback still goes to stderr, and stdout still gets its one document.
@@ -178,6 +179,36 @@ def main(argv: list[str] | None = None) -> None:
         _fail(f"internal error: {type(exc).__name__}: {exc}", EXIT_FAILED, "internal", as_json,
               ndjson)  # fmt: skip
     sys.exit(rv if isinstance(rv, int) else 0)
+
+
+def _asks_for(args: list[str]) -> tuple[bool, bool]:
+    """Whether the command line asked for ``--json`` and for ``--events``, as its parser
+    reads it: "--json" as the topic (after ``--``) or as an option's value asks for
+    nothing. Parsed again only here, on the way out with an error, without running any
+    callback (click's parsers consume the list they are given: each gets a copy); a line
+    the parser cannot read to its end (a mistyped command or option) keeps the words
+    before ``--`` as what was asked."""
+    words = args[: args.index("--")] if "--" in args else args
+    guess = ("--json" in words, "--events" in words)
+    if not any(guess):
+        return guess
+    try:
+        cmd, given = typer.main.get_command(_app_for(args)), list(args)
+        ctx = cmd.make_context("collab", list(given), resilient_parsing=True)
+        while isinstance(cmd, typer.core.TyperGroup):
+            rest = [*getattr(ctx, "_protected_args", ()), *ctx.args]
+            if not rest:
+                break
+            name, sub, given = cmd.resolve_command(ctx, rest)
+            if name is None or sub is None:
+                return guess
+            ctx = sub.make_context(name, list(given), parent=ctx, resilient_parsing=True)
+            cmd = sub
+        ctx.resilient_parsing = False  # the parser alone (no callbacks): strict
+        opts, _, _ = cmd.make_parser(ctx).parse_args(args=given)
+    except Exception:
+        return guess
+    return bool(opts.get("as_json")), opts.get("events") is not None
 
 
 def _fail(message: str, code: int, kind: str, as_json: bool, ndjson: bool = False) -> None:
