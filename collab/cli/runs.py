@@ -174,14 +174,15 @@ def default_export(run_id: str, fmt: str) -> Path:
 
 def _write(output: Path, text: str, mode: int = 0o600) -> None:
     from collab.errors import UsageError
-    from collab.store import atomic_write
+    from collab.store import write_named
 
     try:
-        atomic_write(output, text, mode=mode)
+        written = write_named(output, text, mode=mode)
     except OSError as exc:
         raise UsageError(f"cannot write {output}: {exc.strerror}") from None
-    # A report may quote the context files: only its owner may read it, and they are told.
-    private = " (mode 0600: only you can read it; chmod it to share)" if mode == 0o600 else ""
+    # A report may quote the context files: only its owner may read it, and they are told
+    # (a stream, or a file behind a symlink that kept its own mode, is theirs to judge).
+    private = " (mode 0600: only you can read it; chmod it to share)" if written == 0o600 else ""
     sys.stderr.write(f"wrote {output}{private}\n")
 
 
