@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from collab.errors import UsageError
+from collab.formats import EXPORT_FORMATS, REPORT_FORMATS, SUFFIXES, check_format, spelled
 from collab.store import write_named
 from tests.helpers import wait_until
 
@@ -127,3 +128,39 @@ def test_an_fd_link_to_a_regular_file_writes_the_open_file_not_a_new_one(
     assert out.stat().st_ino == inode
     assert out.read_text(encoding="utf-8") == "before\n" + TEXT
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.md"]
+
+
+# -- the formats, declared once (collab.formats) -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("typed", "formats", "message"),
+    [
+        ("pdf", EXPORT_FORMATS, "--format must be md, json, html or adr, got 'pdf'"),
+        ("ard", EXPORT_FORMATS, "--format must be md, json, html or adr, got 'ard'; "
+                                "did you mean 'adr'?"),
+        ("ADR", EXPORT_FORMATS, "--format must be md, json, html or adr, got 'ADR'; "
+                                "did you mean 'adr'?"),
+        ("htlm", REPORT_FORMATS, "--format must be md, json or html, got 'htlm'; "
+                                 "did you mean 'html'?"),
+        ("adr", REPORT_FORMATS, "--format must be md, json or html, got 'adr'"),
+    ],
+)  # fmt: skip
+def test_an_unknown_format_is_refused_with_the_formats_and_a_hint(
+    typed: str, formats: tuple[str, ...], message: str
+) -> None:
+    with pytest.raises(UsageError) as caught:
+        check_format(typed, formats)
+    assert str(caught.value) == message
+
+
+def test_every_format_is_accepted_and_the_docs_and_help_name_them_all() -> None:
+    for fmt in EXPORT_FORMATS:
+        assert check_format(fmt, EXPORT_FORMATS) == fmt
+    assert set(SUFFIXES.values()) == set(REPORT_FORMATS)  # an ADR is named by --format
+    root = Path(__file__).resolve().parents[2]
+    storage = " ".join((root / "docs" / "storage.md").read_text(encoding="utf-8").split())
+    assert f"`--format` {spelled(REPORT_FORMATS)};" in storage
+    assert f"export's takes {spelled(EXPORT_FORMATS)}," in storage
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    assert "--format " + "|".join(REPORT_FORMATS) in readme
