@@ -191,13 +191,13 @@ def _write(output: Path, text: str, mode: int = 0o600) -> None:
 def _adr(run_id: str, output: Path) -> tuple[Path, str]:
     """The ADR's path (in a directory: the next free number) and its text, every line
     that looks like a secret withheld (it lands in a repository)."""
+    from collab.control import refuse_while_driven
     from collab.errors import UsageError
     from collab.report.adr import adr_markdown, file_name, next_number, withhold_lines
     from collab.secret_scan import scan_text
-    from collab.state import load_state
     from collab.store import RunDir
 
-    state = load_state(RunDir(run_id))
+    state = refuse_while_driven(RunDir(run_id))  # as collab result: not while it is driven
     if state.status != "done":
         raise UsageError(f"run {run_id} has not finished ({state.status}): collab resume {run_id}")
     text = adr_markdown(state)

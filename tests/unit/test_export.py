@@ -164,3 +164,33 @@ def test_every_format_is_accepted_and_the_docs_and_help_name_them_all() -> None:
     assert f"export's takes {spelled(EXPORT_FORMATS)}," in storage
     readme = (root / "README.md").read_text(encoding="utf-8")
     assert "--format " + "|".join(REPORT_FORMATS) in readme
+
+
+# -- not while the run is driven: collab result's check, shared (control.refuse_while_driven)
+
+
+def test_the_adr_export_is_refused_while_the_run_is_driven_as_result_is(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A finished run driven again (a follow-up, a continue: its lock held) has no end to
+    record yet: export --format adr refuses it as collab result does, in the same words."""
+    import collab.control.ops as ops
+    from collab.cli.runs import export
+    from collab.control.ops import RunStillGoing, result_of
+    from collab.store import RunDir
+    from tests.unit.test_orchestrator import debate
+
+    rid = debate({}, rounds=1).state.run_id
+    monkeypatch.setattr(ops, "FINISH_WAIT", 0.05)  # the moment a finishing driver is given
+    records = tmp_path / "adr"
+    records.mkdir()
+    with RunDir(rid).locked():  # this process drives it now
+        with pytest.raises(RunStillGoing) as by_result:
+            result_of(rid)
+        with pytest.raises(RunStillGoing) as by_export:
+            export(rid, output=records, fmt="adr")
+    assert str(by_export.value) == str(by_result.value)
+    assert f"run {rid} is still running" in str(by_export.value)
+    assert list(records.iterdir()) == []  # nothing written
+    export(rid, output=records, fmt="adr")  # let go: the record is written
+    assert [p.name[:5] for p in records.iterdir()] == ["0001-"]
