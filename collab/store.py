@@ -17,6 +17,7 @@ import errno
 import fcntl
 import json
 import os
+import re
 import shutil
 import time
 from collections.abc import Callable, Iterator
@@ -103,6 +104,69 @@ def atomic_write(path: Path, text: str, mode: int = 0o600) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+_FD_DIR = re.compile(r"/proc/[0-9]+(?:/task/[0-9]+)?/fd")
+_MAX_LINKS = 40  # as the kernel's own limit on a path's symlinks
+
+
+def write_named(path: Path, text: str, mode: int = 0o600) -> int | None:
+    """Write ``text`` to a path a person named (``collab export -o PATH``); the mode the
+    file has after (None: written in place to a stream).
+
+    - a regular file, or one not there yet: :func:`atomic_write` with ``mode``;
+    - a symlink: its target written (atomically, when a regular file), the link kept and
+      the target's mode kept;
+    - a FIFO, a character device (``/dev/null``, a terminal) or a ``/proc/self/fd`` link
+      (``/dev/stdout``, whatever it points at): written in place, appended, no temp file;
+    - a block device: refused (:class:`UsageError`), nothing written.
+    An ``OSError`` is left to the caller, who knows how to word it."""
+    import stat
+
+    target = os.path.realpath(path)
+    try:
+        st = os.stat(target)
+    except FileNotFoundError:
+        st = None
+    if _through_fd_link(str(path)) or (
+        st is not None and (stat.S_ISFIFO(st.st_mode) or stat.S_ISCHR(st.st_mode))
+    ):
+        _stream(str(path), text.encode("utf-8"))
+        return None
+    if st is not None and stat.S_ISBLK(st.st_mode):
+        raise UsageError(f"{path} is a block device: give a file instead")
+    if st is not None and stat.S_ISREG(st.st_mode) and os.path.islink(path):
+        mode = stat.S_IMODE(st.st_mode)  # the target's, as writing through the link keeps it
+    atomic_write(Path(target), text, mode=mode)
+    return mode
+
+
+def _through_fd_link(path: str) -> bool:
+    """Does ``path`` reach its file through a ``/proc/PID/fd/N`` link (``/dev/stdout``,
+    ``/dev/fd/3``, ``/proc/self/fd/1``)? Such a link names an open file of ours: replacing
+    it by name would take it from under the descriptor (``> out.md`` would lose the text)."""
+    here = os.path.abspath(path)
+    for _ in range(_MAX_LINKS):
+        folder = os.path.realpath(os.path.dirname(here))
+        if _FD_DIR.fullmatch(folder):
+            return True
+        try:
+            link = os.readlink(here)
+        except OSError:  # not a link (or not there): the end of the chain
+            return False
+        here = os.path.normpath(os.path.join(folder, link))
+    return False
+
+
+def _stream(path: str, data: bytes) -> None:
+    """``data`` written in place to ``path`` (a FIFO waits for its reader)."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NOCTTY)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
 
 
 def write_file(path: Path, text: str) -> None:

@@ -11,6 +11,7 @@ import typer
 
 from collab.cli import options as o
 from collab.cli.options import echo_json
+from collab.formats import ADR, EXPORT_FORMATS, REPORT_FORMATS, check_format, spelled
 
 
 def _resolve(ref: str | None) -> str:
@@ -88,7 +89,7 @@ def show(
             "--format",
             "-f",
             metavar="FORMAT",
-            help="md, json or html [dim]\\[default: md; on a terminal, rendered][/dim]",
+            help=f"{spelled(REPORT_FORMATS)} [dim]\\[default: md; on a terminal, rendered][/dim]",
         ),
     ] = None,
     as_json: o.Json = False,
@@ -100,7 +101,7 @@ def show(
     """Show a run: transcript, ledger and judge summary (on a terminal rendered, and
     through $PAGER when longer than the screen; piped, or with --format md, Markdown)."""
     if fmt is not None:
-        _check_format(fmt)  # under --json too: a bad value is not ignored
+        check_format(fmt, REPORT_FORMATS)  # under --json too: a bad value is not ignored
     kind = "json" if as_json else fmt or "md"
     # Stored model text reaches a terminal here: cleaned in every format (_render_run).
     text = _render_run(_resolve(run_id), kind)
@@ -138,24 +139,25 @@ def export(
             "--format",
             "-f",
             metavar="FORMAT",
-            help="html, md, json or adr (an Architecture Decision Record, MADR layout) "
-            "[dim]\\[default: from the -o suffix][/dim]",
+            help=f"{spelled(EXPORT_FORMATS)} ({ADR}: an Architecture Decision Record, MADR "
+            "layout) [dim]\\[default: from the -o suffix][/dim]",
         ),
     ] = None,
 ) -> None:
     """Write a run's report to a file (one self-contained HTML page, Markdown, JSON, or an
     Architecture Decision Record)."""
     from collab.errors import UsageError
+    from collab.formats import format_of_suffix
 
-    if fmt == "adr":
+    if fmt is not None:
+        check_format(fmt, EXPORT_FORMATS)  # before anything is read or written
+    if fmt == ADR:
         output, text = _adr(run_id, output or Path("."))
         _write(output, text, mode=0o644)  # a record for the team's repository
         return
     if output is None:  # said in full: the person did not name it
         output = default_export(run_id, fmt or "html").resolve()
-    kind = fmt or {".html": "html", ".htm": "html", ".md": "md", ".json": "json"}.get(
-        output.suffix.lower(), ""
-    )
+    kind = fmt or format_of_suffix(output.suffix)
     if not kind:
         raise UsageError(f"cannot tell the format from {output.name!r}; pass --format")
     text = _render_run(run_id, kind)
@@ -174,27 +176,28 @@ def default_export(run_id: str, fmt: str) -> Path:
 
 def _write(output: Path, text: str, mode: int = 0o600) -> None:
     from collab.errors import UsageError
-    from collab.store import atomic_write
+    from collab.store import write_named
 
     try:
-        atomic_write(output, text, mode=mode)
+        written = write_named(output, text, mode=mode)
     except OSError as exc:
         raise UsageError(f"cannot write {output}: {exc.strerror}") from None
-    # A report may quote the context files: only its owner may read it, and they are told.
-    private = " (mode 0600: only you can read it; chmod it to share)" if mode == 0o600 else ""
+    # A report may quote the context files: only its owner may read it, and they are told
+    # (a stream, or a file behind a symlink that kept its own mode, is theirs to judge).
+    private = " (mode 0600: only you can read it; chmod it to share)" if written == 0o600 else ""
     sys.stderr.write(f"wrote {output}{private}\n")
 
 
 def _adr(run_id: str, output: Path) -> tuple[Path, str]:
     """The ADR's path (in a directory: the next free number) and its text, every line
     that looks like a secret withheld (it lands in a repository)."""
+    from collab.control import refuse_while_driven
     from collab.errors import UsageError
     from collab.report.adr import adr_markdown, file_name, next_number, withhold_lines
     from collab.secret_scan import scan_text
-    from collab.state import load_state
     from collab.store import RunDir
 
-    state = load_state(RunDir(run_id))
+    state = refuse_while_driven(RunDir(run_id))  # as collab result: not while it is driven
     if state.status != "done":
         raise UsageError(f"run {run_id} has not finished ({state.status}): collab resume {run_id}")
     text = adr_markdown(state)
@@ -216,7 +219,7 @@ def _render_run(run_id: str, fmt: str) -> str:
     from collab.store import RunDir
     from collab.text import clean, clean_tree
 
-    _check_format(fmt)
+    check_format(fmt, REPORT_FORMATS)
     run_dir = RunDir(run_id)
     state = load_state(run_dir)
     if fmt == "json":
@@ -225,12 +228,3 @@ def _render_run(run_id: str, fmt: str) -> str:
     if fmt == "html":
         return render_html(state)
     return clean(render_markdown_report(state))
-
-
-def _check_format(fmt: str) -> None:
-    from collab.errors import UsageError
-    from collab.suggest import did_you_mean
-
-    if fmt not in ("md", "json", "html"):
-        hint = did_you_mean(fmt, ("md", "json", "html"), "")
-        raise UsageError(f"--format must be md, json or html, got {fmt!r}" + (hint and f"; {hint}"))

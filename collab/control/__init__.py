@@ -6,7 +6,8 @@ the MCP tools.
   :mod:`collab.runners.detach` start its driver (``python -m collab.detached``) in a
   session of its own
 - :mod:`.status` the ``collab.status/1`` document; :mod:`.progress` reads events.jsonl
-- :mod:`.ops` the result once it has ended; cancel like Ctrl-C
+- :mod:`.ops` the result once it has ended (refused while the run is driven); cancel
+  like Ctrl-C
 - :mod:`.liveness` who drives a run now, found without touching its lock
 """
 
@@ -18,7 +19,7 @@ from collab.lazy import exports
 
 if TYPE_CHECKING:
     from collab.control.liveness import driver_pid, lock_holder, pid_alive
-    from collab.control.ops import RunStillGoing, cancel_run, result_of
+    from collab.control.ops import RunStillGoing, cancel_run, refuse_while_driven, result_of
     from collab.control.progress import Progress, summary
     from collab.control.start import (
         STARTED_SCHEMA,
@@ -42,6 +43,7 @@ __getattr__ = exports(
         "pid_alive": "collab.control.liveness",
         "RunStillGoing": "collab.control.ops",
         "cancel_run": "collab.control.ops",
+        "refuse_while_driven": "collab.control.ops",
         "result_of": "collab.control.ops",
         "Progress": "collab.control.progress",
         "summary": "collab.control.progress",
@@ -71,6 +73,7 @@ __all__ = [
     "driver_pid",
     "lock_holder",
     "pid_alive",
+    "refuse_while_driven",
     "result_of",
     "start_detached",
     "started_document",

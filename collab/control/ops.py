@@ -10,7 +10,7 @@ from collab.control.status import status_document
 from collab.errors import UsageError
 from collab.report import result_document
 from collab.runners.detach import stop_driver
-from collab.state import load_state
+from collab.state import RunState, load_state
 from collab.store import RunDir
 
 CANCEL_WAIT = 30.0
@@ -24,22 +24,32 @@ class RunStillGoing(UsageError):
     kind = "running"
 
 
-def result_of(run_id: str) -> dict[str, object]:
-    """The ``collab.result/2`` document of a run that is no longer driven."""
-    run_dir = RunDir(run_id)
+def refuse_while_driven(run_dir: RunDir) -> RunState:
+    """The run's state once nobody drives it: the one check before reading a run's end
+    (``collab result``, MCP's ``debate_result``, ``collab export --format adr``). A run
+    whose verdict is in gets a moment (:data:`FINISH_WAIT`) for its driver to write the
+    last files and let go; a run still driven (a detached driver, a follow-up or a
+    continue holding its lock) is :class:`RunStillGoing`."""
     state = load_state(run_dir)
     if state.status in ("done", "failed"):
         # The verdict is in; the driver is writing the last files: a moment.
         _wait_gone(run_dir, FINISH_WAIT)
         state = load_state(run_dir)
     if driver_pid(run_dir.path) is not None:
+        rid = run_dir.run_id
         done, planned = len(state.turns), len(state.seats) * state.config.rounds
         where = "starting" if state.status == "pending" else f"{done} of {planned} turns done"
         raise RunStillGoing(
-            f"run {run_id} is still running ({where}); follow it with collab status {run_id} "
-            f"or collab watch {run_id}, and ask for the result when it has finished"
+            f"run {rid} is still running ({where}); follow it with collab status {rid} "
+            f"or collab watch {rid}, and ask for the result when it has finished"
         )
-    return result_document(state, run_dir)
+    return state
+
+
+def result_of(run_id: str) -> dict[str, object]:
+    """The ``collab.result/2`` document of a run that is no longer driven."""
+    run_dir = RunDir(run_id)
+    return result_document(refuse_while_driven(run_dir), run_dir)
 
 
 def cancel_run(run_id: str, wait: float = CANCEL_WAIT) -> dict[str, object]:

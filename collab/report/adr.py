@@ -216,7 +216,8 @@ def next_number(names: Iterable[str]) -> int:
 
 
 def file_name(number: int, topic: str) -> str:
-    """``0007-jwt-vs-sessions.md``: the number, then the topic's first words in ASCII."""
-    ascii_text = unicodedata.normalize("NFKD", topic).encode("ascii", "ignore").decode()
+    """``0007-jwt-vs-sessions.md``: the number, then the first words of the topic as
+    :func:`clean` leaves it (an escape sequence's tail, ``[31m``, is no word), in ASCII."""
+    ascii_text = unicodedata.normalize("NFKD", clean(topic)).encode("ascii", "ignore").decode()
     slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")[:50].rstrip("-")
     return f"{number:04d}-{slug or 'decision'}.md"

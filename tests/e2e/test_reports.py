@@ -182,6 +182,51 @@ def test_export_writes_each_format(
     assert sorted(p.name for p in out.iterdir()) == sorted(name for name, _, _ in cases)
 
 
+@contextlib.contextmanager
+def _dev_stdout_kept() -> Iterator[None]:
+    """Run as root, a collab that replaced the path it was given by a renamed temp file
+    (as it once did) replaces /dev/stdout itself: put the link back, and say so."""
+    try:
+        yield
+    finally:
+        stdout = Path("/dev/stdout")
+        if not stdout.is_symlink() and os.geteuid() == 0 and stdout.is_file():
+            stdout.unlink()
+            stdout.symlink_to("/proc/self/fd/1")
+            pytest.fail("export replaced /dev/stdout with a file (the link is restored)")
+
+
+def test_export_to_stdout_and_through_a_symlink(
+    fake_agent: FakeAgent, cli: Cli, trap: Trap, tmp_path: Path
+) -> None:
+    """``-o`` names what the person has: /dev/stdout (a pipe, or the file the shell opened),
+    a symlink (its target written, the link and the target's mode kept)."""
+    run = real_run(fake_agent, cli, trap.url)
+    md = cli("show", run.run_id).out
+    redirected = tmp_path / "redirected.md"
+    with _dev_stdout_kept():
+        piped = cli.process("export", run.run_id, "-f", "md", "-o", "/dev/stdout")
+        assert (piped.code, piped.out, piped.err) == (0, md, "wrote /dev/stdout\n")
+        with redirected.open("w", encoding="utf-8") as fh:
+            fh.write("kept\n")
+            fh.flush()
+            proc = cli.popen("export", run.run_id, "-f", "md", "-o", "/dev/stdout", stdout=fh)
+            _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+    assert redirected.read_text(encoding="utf-8") == "kept\n" + md
+    target = tmp_path / "shared" / "decision.html"
+    target.parent.mkdir()
+    target.write_text("old\n")
+    target.chmod(0o640)
+    link = tmp_path / "decision.html"
+    link.symlink_to(target)
+    res = cli("export", run.run_id, "-o", str(link))
+    assert (res.code, res.err) == (0, f"wrote {link}\n")  # its mode is the target's: no 0600
+    assert link.is_symlink() and link.resolve() == target
+    assert target.read_text(encoding="utf-8") == (run.dir / "report.html").read_text()
+    assert (target.stat().st_mode & 0o777) == 0o640
+
+
 class Refused(NamedTuple):
     test_id: str
     args: tuple[str, ...]  # {out} is a scratch dir, {id} the run
@@ -194,7 +239,13 @@ REFUSED = [
     Refused("unknown-suffix", ("export", "{id}", "-o", "{out}/decision.pdf"),
             "cannot tell the format from 'decision.pdf'; pass --format"),
     Refused("bad-format", ("export", "{id}", "-o", "{out}/x.md", "--format", "pdf"),
-            "--format must be md, json or html, got 'pdf'"),
+            "--format must be md, json, html or adr, got 'pdf'"),
+    Refused("near-adr", ("export", "{id}", "-o", "{out}/x.md", "--format", "ard"),
+            "--format must be md, json, html or adr, got 'ard'; did you mean 'adr'?"),
+    Refused("upper-adr", ("export", "{id}", "-o", "{out}", "-f", "ADR"),
+            "got 'ADR'; did you mean 'adr'?"),
+    Refused("show-near-html", ("show", "{id}", "-f", "htlm"),
+            "--format must be md, json or html, got 'htlm'; did you mean 'html'?"),
     Refused("a-directory", ("export", "{id}", "-o", "{out}/adir.html"), "adir.html is a directory"),
     Refused("no-parent", ("export", "{id}", "-o", "{out}/missing/x.html"),
             "cannot write {out}/missing/x.html: No such file or directory"),

@@ -165,6 +165,21 @@ def test_numbers_and_names() -> None:
     assert file_name(1, "データベース") == "0001-decision.md"
 
 
+@pytest.mark.parametrize(
+    "topic",
+    [
+        "JWT\x1b[31m or sessions\x1b[0m?",  # colours
+        "\x1b]0;pwned\x07JWT or sessions?",  # a window title (OSC)
+        "JWT\x9b1m or\u202e sessions?",  # an 8-bit CSI, a bidi override
+        "JWT\x00\x07 or\r\nsessions?",  # C0 controls
+    ],
+)
+def test_the_file_name_is_made_of_the_cleaned_topic(topic: str) -> None:
+    """An escape sequence's printable tail (``[31m``, ``0;pwned``) is not part of the topic
+    a person reads (the ADR's title is cleaned): nor of the file's name."""
+    assert file_name(3, topic) == "0003-jwt-or-sessions.md"
+
+
 def test_withheld_lines() -> None:
     assert withhold_lines("a\nb\nc", {2: "looked like a secret: X"}) == (
         "a\n> (a line was withheld here: it looked like a secret: X)\nc"
