@@ -48,7 +48,7 @@ from collab.judge.answer import seat_labels
 from collab.judge.labels import Labels
 from collab.ledger import Ledger
 from collab.ledger_summary import FallbackCause, fallback_summary
-from collab.parallel import hold_signals, run_parallel, sigterm_as_interrupt
+from collab.parallel import at_once, hold_signals, sigterm_as_interrupt
 from collab.planning import plan_for
 from collab.prices import fmt_cost
 from collab.prompts import Prompts, TurnView
@@ -275,35 +275,8 @@ class Orchestrator:
         def task(seat: FollowUpSeat) -> Callable[[AgentCaller], None]:
             return lambda c: one(seat, c)()
 
-        self._at_once(caller, runner, {seat: task(seat) for seat in seats})
+        at_once(caller, runner, {seat: task(seat) for seat in seats}, self._cancel)
         return [answers[seat] for seat in seats]
-
-    def _at_once(
-        self,
-        caller: AgentCaller,
-        runner: Runner,
-        tasks: Mapping[str, Callable[[AgentCaller], None]],
-    ) -> None:
-        """Every task at once, each with a runner of its own (the first the run's, the
-        others its companions): never more agent processes than tasks (seats)."""
-        if len(tasks) == 1:
-            next(iter(tasks.values()))(caller)
-            return
-        companions: list[Runner] = []
-        try:
-            callers = [caller]
-            for _ in range(len(tasks) - 1):
-                companions.append(runner.companion(len(tasks)))
-                callers.append(caller.with_runner(companions[-1]))
-
-            def bound(task: Callable[[AgentCaller], None], c: AgentCaller) -> Callable[[], None]:
-                return lambda: task(c)
-
-            pairs = zip(tasks.items(), callers, strict=True)
-            run_parallel({key: bound(task, c) for (key, task), c in pairs}, cancel=self._cancel)
-        finally:
-            for companion in companions:
-                companion.close()
 
     def _plan(self) -> None:
         """The plan, before the first call (a resumed run keeps the one it began with);
@@ -395,7 +368,7 @@ class Orchestrator:
         def task(side: Side) -> Callable[[AgentCaller], None]:
             return lambda c: self._record(self._take(c, r, side, seen_by[side]))
 
-        self._at_once(caller, runner, {side: task(side) for side in todo})
+        at_once(caller, runner, {side: task(side) for side in todo}, self._cancel)
 
     def _record(self, rec: TurnRecord) -> None:
         """Keep a finished turn: in round order, in the round's order whichever finished
