@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,6 +54,7 @@ from collab.planning import plan_for
 from collab.prices import fmt_cost
 from collab.prompts import Prompts, TurnView
 from collab.request import context_drift
+from collab.reread import read_again
 from collab.runners import RunnerFactory, runner_factory
 from collab.runners.base import Runner
 from collab.runners.turnfiles import TurnDir, reap_stale, stop_agents
@@ -114,12 +116,23 @@ class Orchestrator:
 
     # -- public ------------------------------------------------------------------------
     def run(self) -> Outcome:
+        with self._locked():
+            return self._run()
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        """The run's lock; then its state as saved now (collab.reread: what another process
+        saved since it was read is kept, not overwritten) and the events file."""
         with self.run_dir.locked(), sigterm_as_interrupt():
+            if self.run_dir.exists():  # a new run's state.json may not be written yet
+                read_again(self.run_dir, self.state)
+                self.cfg = self.state.config
+                self.turns = Turns(self.cfg, self.prompts)
             events_path = self.run_dir.path / EVENTS_FILE
             log = self._log = JsonlFile(events_path)
             self.events = EventStream(log, *self.event_sinks, first_seq=last_seq(events_path))
             try:
-                return self._run()
+                yield
             finally:
                 log.close()
 
@@ -219,10 +232,7 @@ class Orchestrator:
     def ask(self, question: str, seats: Sequence[FollowUpSeat]) -> list[FollowUp]:
         """``collab ask``: one more turn per seat, all at once (none sees another's answer),
         kept as follow-ups; the turns, the ledger and the verdict are left as they are."""
-        with self.run_dir.locked(), sigterm_as_interrupt():
-            events_path = self.run_dir.path / EVENTS_FILE
-            log = self._log = JsonlFile(events_path)
-            self.events = EventStream(log, *self.event_sinks, first_seq=last_seq(events_path))
+        with self._locked():
             tdir = TurnDir(keep=self.cfg.keep_temp)
             runner: Runner | None = None
             try:
@@ -244,7 +254,6 @@ class Orchestrator:
                         runner.close()
                 finally:
                     tdir.cleanup()
-                    log.close()
 
     def _ask(
         self, caller: AgentCaller, runner: Runner, question: str, seats: Sequence[FollowUpSeat]

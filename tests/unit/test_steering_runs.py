@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from collab.control.steer import extend, seats_of
+from collab.control.decide import record_decision
+from collab.control.steer import extend, prepare_continue, seats_of
 from collab.errors import UsageError
 from collab.orchestrator import Orchestrator
 from collab.runners.base import TurnJob
 from collab.runners.inprocess import SCRIPTED_AGENTS, InProcessRunner, Reply, script
-from collab.state import RunState
+from collab.state import RunState, load_state
 from collab.store import RunDir
 from tests.unit.test_orchestrator import JUDGE, Run, debate, fresh_point, fresh_run, said
 
@@ -124,3 +125,39 @@ def test_ask_each_debater_and_the_judge() -> None:
     assert (state.ledger(), state.turns, state.judge) == before[:3]
     assert state.cost_usd() == pytest.approx((before[3] or 0.0) + 0.03)
     assert RunState.from_dict(RunDir(state.run_id).load()).followups == answers
+
+
+def _asker(state: RunState) -> Orchestrator:
+    runner = InProcessRunner(script({}, lambda job: Reply(f"answer of {job.step}")))
+    return Orchestrator(
+        state, RunDir(state.run_id), agents=SCRIPTED_AGENTS, runner_factory=runner.factory,
+        clock=runner.clock,
+    )  # fmt: skip
+
+
+def test_steering_saved_between_an_asks_read_and_its_lock_is_kept() -> None:
+    """Two steering operations interleaved: each read state.json before taking the lock;
+    the second to save keeps what the first saved (no lost update)."""
+    rid = debated(2).state.run_id
+    first, second = load_state(RunDir(rid)), load_state(RunDir(rid))  # both read, unlocked
+    record_decision(rid, choice="tokens", by="ana")  # another process saves in between
+    _asker(first).ask(QUESTION, seats_of("A"))
+    _asker(second).ask(QUESTION, seats_of("judge"))
+    saved = load_state(RunDir(rid))
+    assert [d.text for d in saved.decisions] == ["tokens"]
+    assert [f.seat for f in saved.followups] == ["A", "judge"]
+    assert saved.followups == second.followups  # the caller's state is the one saved
+
+
+def test_a_decision_between_a_continue_and_its_drive_is_kept() -> None:
+    rid = debated(2).state.run_id
+    state, run_dir = prepare_continue(rid, 1, None)
+    record_decision(rid, choice="sessions", by="bo")  # saved before the drive's lock
+    runner = InProcessRunner(script({}, fresh_point))
+    Orchestrator(
+        state, run_dir, agents=SCRIPTED_AGENTS, runner_factory=runner.factory,
+        resumed=True, clock=runner.clock,
+    ).run()  # fmt: skip
+    saved = load_state(run_dir)
+    assert saved.status == "done" and saved.rounds_done() == 3
+    assert [d.text for d in saved.decisions] == ["sessions"]
