@@ -242,8 +242,8 @@ class Orchestrator:
                 )
                 answers = self._ask(caller, runner, question, seats)
                 self.state.followups += answers
-                self._save()
-                self._write_reports()
+                self.run_dir.save(self.state.to_dict())  # not saved: an error (exit 3)
+                self._saved_anyway()
                 return answers
             except KeyboardInterrupt:
                 raise Interrupted("interrupted; no follow-up was kept") from None
@@ -545,6 +545,17 @@ class Orchestrator:
             report.write_reports(self.state, self.run_dir)
         except StorageError as exc:
             raise self._stopped(exc) from None
+
+    def _saved_anyway(self) -> None:
+        """collab ask, its answers saved: an events file or report that cannot be written
+        is a warning (the answers are kept), not an error that would say they were not."""
+        failed = [] if self._log is None or self._log.failed is None else [self._log.failed]
+        try:
+            report.write_reports(self.state, self.run_dir)
+        except StorageError as exc:
+            failed.append(exc)
+        for problem in failed:
+            self.events.emit(RunWarning(f"the follow-up is saved, but: {problem}"))
 
     def _stopped(self, exc: StorageError) -> StorageError:
         """Once the debate has begun a storage failure is a failed run (exit 1)."""

@@ -161,3 +161,33 @@ def test_a_decision_between_a_continue_and_its_drive_is_kept() -> None:
     saved = load_state(run_dir)
     assert saved.status == "done" and saved.rounds_done() == 3
     assert [d.text for d in saved.decisions] == ["sessions"]
+
+
+def test_a_report_that_cannot_be_rewritten_after_a_decision_is_a_warning() -> None:
+    rid = debated(2).state.run_id
+    path = RunDir(rid).path
+    (path / "transcript.md").unlink()
+    (path / "transcript.md").mkdir()  # the report cannot be written there
+    (path / "events.jsonl").rename(path / "events.old")
+    (path / "events.jsonl").mkdir()  # nor the event
+    warnings: list[str] = []
+    record_decision(rid, choice="tokens", by="ana", warn=warnings.append)
+    assert [d.text for d in load_state(RunDir(rid)).decisions] == ["tokens"]  # kept
+    assert len(warnings) == 2 and all("decision is saved" in w for w in warnings)
+    assert "events.jsonl" in warnings[0] and "transcript.md" in warnings[1]
+
+
+def test_a_report_that_cannot_be_rewritten_after_an_ask_is_a_warning_event() -> None:
+    state = debated(2).state
+    path = RunDir(state.run_id).path
+    (path / "report.html").unlink()
+    (path / "report.html").mkdir()
+    seen: list[str] = []
+    runner = InProcessRunner(script({}, lambda job: Reply("an answer")))
+    Orchestrator(
+        state, RunDir(state.run_id), agents=SCRIPTED_AGENTS, runner_factory=runner.factory,
+        clock=runner.clock, event_sinks=[lambda logged: seen.append(str(logged.to_json()))],
+    ).ask(QUESTION, seats_of("A"))  # fmt: skip
+    assert len(load_state(RunDir(state.run_id)).followups) == 1
+    warned = [s for s in seen if "follow-up is saved, but" in s]
+    assert len(warned) == 1 and "report.html" in warned[0]
