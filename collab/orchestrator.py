@@ -120,10 +120,10 @@ class Orchestrator:
             return self._run()
 
     @contextmanager
-    def _locked(self) -> Iterator[None]:
+    def _locked(self, *, steering: bool = False) -> Iterator[None]:
         """The run's lock; then its state as saved now (collab.reread: what another process
         saved since it was read is kept, not overwritten) and the events file."""
-        with self.run_dir.locked(), sigterm_as_interrupt():
+        with self.run_dir.locked(steering=steering), sigterm_as_interrupt():
             if self.run_dir.exists():  # a new run's state.json may not be written yet
                 read_again(self.run_dir, self.state)
                 self.cfg = self.state.config
@@ -232,7 +232,7 @@ class Orchestrator:
     def ask(self, question: str, seats: Sequence[FollowUpSeat]) -> list[FollowUp]:
         """``collab ask``: one more turn per seat, all at once (none sees another's answer),
         kept as follow-ups; the turns, the ledger and the verdict are left as they are."""
-        with self._locked():
+        with self._locked(steering=True):
             tdir = TurnDir(keep=self.cfg.keep_temp)
             runner: Runner | None = None
             try:

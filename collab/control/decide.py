@@ -56,7 +56,7 @@ def record_decision(
     who = user_text(by or decider(), "the decider's name", MAX_BY_CHARS)
     run_dir = RunDir(run_id)
     state = load_state(run_dir)  # an unknown or damaged run says so before the lock
-    with run_dir.locked():
+    with run_dir.locked(steering=True):
         state = load_state(run_dir)
         if choice is not None:
             option, text = resolve_choice(choice, _options(state))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from collab.control.liveness import driver_pid, pid_alive
+from collab.control.liveness import driver_of, driver_pid, pid_alive
 from collab.control.status import status_document
 from collab.errors import UsageError
 from collab.report import result_document
@@ -32,7 +32,7 @@ def result_of(run_id: str) -> dict[str, object]:
         # The verdict is in; the driver is writing the last files: a moment.
         _wait_gone(run_dir, FINISH_WAIT)
         state = load_state(run_dir)
-    if driver_pid(run_dir.path) is not None:
+    if driver_of(run_dir.path) is not None:  # a steering operation (an ask) is no driver
         done, planned = len(state.turns), len(state.seats) * state.config.rounds
         where = "starting" if state.status == "pending" else f"{done} of {planned} turns done"
         raise RunStillGoing(
@@ -59,5 +59,5 @@ def cancel_run(run_id: str, wait: float = CANCEL_WAIT) -> dict[str, object]:
 
 def _wait_gone(run_dir: RunDir, wait: float) -> None:
     end = time.monotonic() + wait
-    while driver_pid(run_dir.path) is not None and time.monotonic() < end:
+    while driver_of(run_dir.path) is not None and time.monotonic() < end:
         time.sleep(_POLL)

@@ -143,7 +143,7 @@ def prepare_continue(
     ``max_cost`` (MCP's cap) bounds the run's total too."""
     text = note_text(note)
     run_dir = RunDir(run_id)
-    with run_dir.locked():
+    with run_dir.locked(steering=True):
         state = extend(load_state(run_dir), rounds, text)
         if max_cost is not None:
             cap = min(max_cost, state.config.max_cost or max_cost)

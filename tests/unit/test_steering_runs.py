@@ -4,9 +4,13 @@ as it was. Milliseconds a run, no processes."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
+from collab.control import ops
 from collab.control.decide import record_decision
+from collab.control.status import status_document, wait_for_change
 from collab.control.steer import extend, prepare_continue, seats_of
 from collab.errors import UsageError
 from collab.orchestrator import Orchestrator
@@ -191,3 +195,38 @@ def test_a_report_that_cannot_be_rewritten_after_an_ask_is_a_warning_event() -> 
     assert len(load_state(RunDir(state.run_id)).followups) == 1
     warned = [s for s in seen if "follow-up is saved, but" in s]
     assert len(warned) == 1 and "report.html" in warned[0]
+
+
+def test_a_finished_run_being_asked_is_not_running(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An ask (or decide) holds the run's lock: status, status --wait, result and gate
+    (result_of) still see a finished run; a debate's driver holding it is running."""
+    monkeypatch.setattr(ops, "FINISH_WAIT", 0.5)  # the old code's wait, short
+    rid = debated(2).state.run_id
+    run_dir = RunDir(rid)
+    with run_dir.locked(steering=True):
+        doc = status_document(run_dir)
+        assert (doc["active"], doc["phase"]) == (False, "finished")
+        assert ops.result_of(rid)["status"] == "done"
+        start = time.monotonic()
+        wait_for_change(run_dir, 5.0)  # nobody drives it: no wait
+        assert time.monotonic() - start < 2.0
+    with run_dir.locked():  # a driver (resume, continue) is running
+        assert status_document(run_dir)["active"] is True
+        with pytest.raises(ops.RunStillGoing):
+            ops.result_of(rid)
+
+
+def test_an_ask_holds_the_lock_as_a_steering_operation() -> None:
+    state = debated(2).state
+    run_dir = RunDir(state.run_id)
+    seen: list[object] = []
+
+    def answer(job: TurnJob) -> Reply:
+        seen.append(status_document(run_dir)["phase"])  # while the ask holds the lock
+        return Reply("an answer")
+
+    runner = InProcessRunner(script({}, answer))
+    Orchestrator(
+        state, run_dir, agents=SCRIPTED_AGENTS, runner_factory=runner.factory, clock=runner.clock
+    ).ask(QUESTION, seats_of("A"))
+    assert seen == ["finished"]
