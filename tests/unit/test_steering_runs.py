@@ -10,9 +10,23 @@ import pytest
 
 from collab.control import ops
 from collab.control.decide import record_decision
+from collab.control.progress import Progress
 from collab.control.status import status_document, wait_for_change
 from collab.control.steer import extend, prepare_continue, seats_of
+from collab.decision import HumanDecision
 from collab.errors import UsageError
+from collab.events import (
+    Decided,
+    FollowupFinished,
+    FollowupStarted,
+    Heartbeat,
+    Logged,
+    RoundsAdded,
+    RunFinished,
+    RunStarted,
+    RunWarning,
+    Text,
+)
 from collab.orchestrator import Orchestrator
 from collab.runners.base import TurnJob
 from collab.runners.inprocess import SCRIPTED_AGENTS, InProcessRunner, Reply, script
@@ -230,3 +244,25 @@ def test_an_ask_holds_the_lock_as_a_steering_operation() -> None:
         state, run_dir, agents=SCRIPTED_AGENTS, runner_factory=runner.factory, clock=runner.clock
     ).ask(QUESTION, seats_of("A"))
     assert seen == ["finished"]
+
+
+def test_steering_events_do_not_count_toward_elapsed_time() -> None:
+    """A run finished at t=160; an ask an hour later, a decision a day later: the drive
+    still took 60 s (status's elapsed_s ends at the drive's last event)."""
+    decision = HumanDecision("choice", "tokens", "ana", "2026-12-01T12:00:00+0000")
+    events = [
+        (100.0, RunStarted("r", "t", "p", 2, "subprocess", None, False, {})),
+        (160.0, RunFinished("done", 0, None)),
+        (3700.0, FollowupStarted("A", QUESTION)),
+        (3701.0, Text("A", "an answer", followup=True)),
+        (3702.0, Heartbeat(side="A", followup=True, elapsed_s=1, turn_left_s=1, run_left_s=1)),
+        (3703.0, RunWarning("follow-up to A: retrying")),
+        (3705.0, FollowupFinished("A", "an answer", "ok")),
+        (3706.0, RoundsAdded(3, 1, None)),
+        (90000.0, Decided(decision)),
+    ]
+    progress = Progress()
+    for seq, (ts, ev) in enumerate(events, 1):
+        progress.add(Logged(seq, ts, ev))
+    assert (progress.started_ts, progress.last_ts, progress.finished) == (100.0, 160.0, True)
+    assert progress.beat is None  # a follow-up's heartbeat is not the run's
