@@ -266,3 +266,15 @@ def test_steering_events_do_not_count_toward_elapsed_time() -> None:
         progress.add(Logged(seq, ts, ev))
     assert (progress.started_ts, progress.last_ts, progress.finished) == (100.0, 160.0, True)
     assert progress.beat is None  # a follow-up's heartbeat is not the run's
+
+
+@pytest.mark.parametrize(
+    ("seat", "hint"), [("C", ""), ("e", ""), ("a ", None), ("jduge", "; did you mean 'judge'?")]
+)
+def test_an_unknown_seat_suggests_only_the_runs_own(seat: str, hint: str | None) -> None:
+    if hint is None:
+        assert seats_of(seat, ("A", "B")) == ("A",)
+        return
+    with pytest.raises(UsageError) as err:
+        seats_of(seat, ("A", "B"))
+    assert str(err.value) == f"--seat must be A, B or judge, got {seat!r}{hint}"
