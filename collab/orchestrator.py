@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,11 +49,12 @@ from collab.judge.answer import seat_labels
 from collab.judge.labels import Labels
 from collab.ledger import Ledger
 from collab.ledger_summary import FallbackCause, fallback_summary
-from collab.parallel import hold_signals, run_parallel, sigterm_as_interrupt
+from collab.parallel import at_once, hold_signals, sigterm_as_interrupt
 from collab.planning import plan_for
 from collab.prices import fmt_cost
 from collab.prompts import Prompts, TurnView
 from collab.request import context_drift
+from collab.reread import read_again
 from collab.runners import RunnerFactory, runner_factory
 from collab.runners.base import Runner
 from collab.runners.turnfiles import TurnDir, reap_stale, stop_agents
@@ -114,12 +116,23 @@ class Orchestrator:
 
     # -- public ------------------------------------------------------------------------
     def run(self) -> Outcome:
-        with self.run_dir.locked(), sigterm_as_interrupt():
+        with self._locked():
+            return self._run()
+
+    @contextmanager
+    def _locked(self, *, steering: bool = False) -> Iterator[None]:
+        """The run's lock; then its state as saved now (collab.reread: what another process
+        saved since it was read is kept, not overwritten) and the events file."""
+        with self.run_dir.locked(steering=steering), sigterm_as_interrupt():
+            if self.run_dir.exists():  # a new run's state.json may not be written yet
+                read_again(self.run_dir, self.state)
+                self.cfg = self.state.config
+                self.turns = Turns(self.cfg, self.prompts)
             events_path = self.run_dir.path / EVENTS_FILE
             log = self._log = JsonlFile(events_path)
             self.events = EventStream(log, *self.event_sinks, first_seq=last_seq(events_path))
             try:
-                return self._run()
+                yield
             finally:
                 log.close()
 
@@ -219,10 +232,7 @@ class Orchestrator:
     def ask(self, question: str, seats: Sequence[FollowUpSeat]) -> list[FollowUp]:
         """``collab ask``: one more turn per seat, all at once (none sees another's answer),
         kept as follow-ups; the turns, the ledger and the verdict are left as they are."""
-        with self.run_dir.locked(), sigterm_as_interrupt():
-            events_path = self.run_dir.path / EVENTS_FILE
-            log = self._log = JsonlFile(events_path)
-            self.events = EventStream(log, *self.event_sinks, first_seq=last_seq(events_path))
+        with self._locked(steering=True):
             tdir = TurnDir(keep=self.cfg.keep_temp)
             runner: Runner | None = None
             try:
@@ -232,8 +242,8 @@ class Orchestrator:
                 )
                 answers = self._ask(caller, runner, question, seats)
                 self.state.followups += answers
-                self._save()
-                self._write_reports()
+                self.run_dir.save(self.state.to_dict())  # not saved: an error (exit 3)
+                self._saved_anyway()
                 return answers
             except KeyboardInterrupt:
                 raise Interrupted("interrupted; no follow-up was kept") from None
@@ -244,7 +254,6 @@ class Orchestrator:
                         runner.close()
                 finally:
                     tdir.cleanup()
-                    log.close()
 
     def _ask(
         self, caller: AgentCaller, runner: Runner, question: str, seats: Sequence[FollowUpSeat]
@@ -275,35 +284,8 @@ class Orchestrator:
         def task(seat: FollowUpSeat) -> Callable[[AgentCaller], None]:
             return lambda c: one(seat, c)()
 
-        self._at_once(caller, runner, {seat: task(seat) for seat in seats})
+        at_once(caller, runner, {seat: task(seat) for seat in seats}, self._cancel)
         return [answers[seat] for seat in seats]
-
-    def _at_once(
-        self,
-        caller: AgentCaller,
-        runner: Runner,
-        tasks: Mapping[str, Callable[[AgentCaller], None]],
-    ) -> None:
-        """Every task at once, each with a runner of its own (the first the run's, the
-        others its companions): never more agent processes than tasks (seats)."""
-        if len(tasks) == 1:
-            next(iter(tasks.values()))(caller)
-            return
-        companions: list[Runner] = []
-        try:
-            callers = [caller]
-            for _ in range(len(tasks) - 1):
-                companions.append(runner.companion(len(tasks)))
-                callers.append(caller.with_runner(companions[-1]))
-
-            def bound(task: Callable[[AgentCaller], None], c: AgentCaller) -> Callable[[], None]:
-                return lambda: task(c)
-
-            pairs = zip(tasks.items(), callers, strict=True)
-            run_parallel({key: bound(task, c) for (key, task), c in pairs}, cancel=self._cancel)
-        finally:
-            for companion in companions:
-                companion.close()
 
     def _plan(self) -> None:
         """The plan, before the first call (a resumed run keeps the one it began with);
@@ -395,7 +377,7 @@ class Orchestrator:
         def task(side: Side) -> Callable[[AgentCaller], None]:
             return lambda c: self._record(self._take(c, r, side, seen_by[side]))
 
-        self._at_once(caller, runner, {side: task(side) for side in todo})
+        at_once(caller, runner, {side: task(side) for side in todo}, self._cancel)
 
     def _record(self, rec: TurnRecord) -> None:
         """Keep a finished turn: in round order, in the round's order whichever finished
@@ -563,6 +545,17 @@ class Orchestrator:
             report.write_reports(self.state, self.run_dir)
         except StorageError as exc:
             raise self._stopped(exc) from None
+
+    def _saved_anyway(self) -> None:
+        """collab ask, its answers saved: an events file or report that cannot be written
+        is a warning (the answers are kept), not an error that would say they were not."""
+        failed = [] if self._log is None or self._log.failed is None else [self._log.failed]
+        try:
+            report.write_reports(self.state, self.run_dir)
+        except StorageError as exc:
+            failed.append(exc)
+        for problem in failed:
+            self.events.emit(RunWarning(f"the follow-up is saved, but: {problem}"))
 
     def _stopped(self, exc: StorageError) -> StorageError:
         """Once the debate has begun a storage failure is a failed run (exit 1)."""

@@ -21,11 +21,44 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
+from typing import TYPE_CHECKING
 
 from collab.runners.base import TurnCancelled
 
+if TYPE_CHECKING:
+    from collab.caller import AgentCaller
+    from collab.runners.base import Runner
+
 JOIN_GRACE = 20.0  # after a cancel: how long a task may take to kill its agent and end
 WAKE = 0.05  # the main thread looks at the tasks at least this often
+
+
+def at_once(
+    caller: AgentCaller,
+    runner: Runner,
+    tasks: Mapping[str, Callable[[AgentCaller], None]],
+    cancel: threading.Event,
+) -> None:
+    """Every task at once, each with a runner of its own (the first ``runner``, the
+    others its companions): never more agent processes than tasks (seats)."""
+    if len(tasks) == 1:
+        next(iter(tasks.values()))(caller)
+        return
+    companions: list[Runner] = []
+    try:
+        callers = [caller]
+        for _ in range(len(tasks) - 1):
+            companions.append(runner.companion(len(tasks)))
+            callers.append(caller.with_runner(companions[-1]))
+
+        def bound(task: Callable[[AgentCaller], None], c: AgentCaller) -> Callable[[], None]:
+            return lambda: task(c)
+
+        pairs = zip(tasks.items(), callers, strict=True)
+        run_parallel({key: bound(task, c) for (key, task), c in pairs}, cancel=cancel)
+    finally:
+        for companion in companions:
+            companion.close()
 
 
 def run_parallel(tasks: Mapping[str, Callable[[], None]], cancel: threading.Event) -> None:

@@ -31,6 +31,7 @@ from collab.records import record
 
 SCHEMA_VERSION = LATEST
 LOCK_FILE = "lock"
+STEERING = "steering"  # the lock file's second line while a steering operation holds it
 
 _ELSEWHERE = "set COLLAB_HOME to a writable directory"
 # errno → (what is wrong, the fix before a run starts, the fix for a run that stopped)
@@ -215,9 +216,10 @@ def _in_the_way(path: Path) -> Path | None:
 
 
 @contextlib.contextmanager
-def hold_lock(path: Path, busy: str) -> Iterator[None]:
-    """Hold the lock file at ``path`` (it records our pid); a second holder gets
-    :class:`RunLockedError` with ``busy`` instead of a race."""
+def hold_lock(path: Path, busy: str, role: str = "") -> Iterator[None]:
+    """Hold the lock file at ``path`` (it records our pid, and on a second line ``role``
+    when one is given); a second holder gets :class:`RunLockedError` with ``busy``
+    instead of a race."""
     with storing(path, "lock"):
         make_private_dirs(path.parent)
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
@@ -229,7 +231,7 @@ def hold_lock(path: Path, busy: str) -> Iterator[None]:
             raise RunLockedError(busy + (f" (pid {pid})" if pid else "")) from None
         with storing(path, "lock"):
             os.ftruncate(fd, 0)
-            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            os.pwrite(fd, f"{os.getpid()}\n{role and role + chr(10)}".encode(), 0)
         yield
     finally:
         os.close(fd)  # and with it the lock
@@ -254,7 +256,7 @@ def holder_by_locking(path: Path) -> int | None:
 
 def _pid_in(path: Path) -> int:
     try:
-        return int(path.read_text(encoding="utf-8").strip() or "0")
+        return int((path.read_text(encoding="utf-8").strip().splitlines() or ["0"])[0])
     except (OSError, ValueError):
         return 0
 
@@ -326,10 +328,12 @@ class RunDir:
         write_file(path, text)
         return path
 
-    def locked(self) -> contextlib.AbstractContextManager[None]:
-        """Hold the run's lock; a second driver gets a clear error instead of a race."""
+    def locked(self, *, steering: bool = False) -> contextlib.AbstractContextManager[None]:
+        """Hold the run's lock; a second driver gets a clear error instead of a race.
+        ``steering``: held by a steering operation (ask, decide, a continue's first save),
+        not a debate's driver (it says so in the lock file: :data:`STEERING`)."""
         busy = f"run {self.run_id} is being driven by another collab process"
-        return hold_lock(self.path / LOCK_FILE, busy)
+        return hold_lock(self.path / LOCK_FILE, busy, STEERING if steering else "")
 
     def holder_by_locking(self) -> int | None:
         """The pid of the process driving the run (0 if unknown), or None."""

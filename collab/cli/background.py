@@ -97,12 +97,10 @@ def status(
     """Where a run is: phase, round, turns, verdict and ledger counts, the last turn, time
     left. For a batch: each of its debates."""
     from collab.control import status_document, wait_for_change
-    from collab.errors import UsageError
     from collab.state import load_state
     from collab.store import RunDir
 
-    if not 0 <= wait <= 3600:
-        raise UsageError(f"--wait must be 0–3600 seconds, got {wait:g}")
+    o.checked_wait(wait)
     if is_batch_id(run_id):
         _batch_status(run_id, wait, as_json)
         return
@@ -152,7 +150,7 @@ def cancel(
     """Stop a running debate like Ctrl-C: state saved, continue with collab resume ID."""
     from collab.control import cancel_run
 
-    doc = cancel_run(run_id, wait=wait)
+    doc = cancel_run(run_id, wait=o.checked_wait(wait))
     if as_json:
         echo_json(doc)
         return

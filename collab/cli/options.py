@@ -26,6 +26,18 @@ _ANNOTATED: Any = Annotated  # subscripted with types known only at run time
 LEAD = ("rounds", "depth")  # first in a debate command's help
 
 
+MAX_WAIT = 3600.0  # seconds: the longest --wait (status, cancel)
+
+
+def checked_wait(wait: float) -> float:
+    """A ``--wait`` of 0–:data:`MAX_WAIT` seconds (not negative, not nan or inf)."""
+    from collab.errors import UsageError
+
+    if not 0 <= wait <= MAX_WAIT:
+        raise UsageError(f"--wait must be 0–{MAX_WAIT:g} seconds, got {wait:g}")
+    return wait
+
+
 def echo_json(doc: object) -> None:
     """The one JSON document a --json command prints."""
     sys.stdout.write(json.dumps(clean_tree(doc), ensure_ascii=False, indent=2) + "\n")

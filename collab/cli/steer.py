@@ -66,6 +66,19 @@ def _who(seat: str) -> str:
     return "the Judge" if seat == "judge" else f"Role {seat}"
 
 
+def _warn(text: str) -> None:
+    """A warning on stderr (stdout keeps the one JSON document under --json)."""
+    sys.stderr.write(f"warning: {clean(text)}\n")
+
+
+def _warnings(logged: Logged) -> None:
+    """Under --json: the follow-ups' warnings (stdout is the result document)."""
+    from collab.events import RunWarning
+
+    if isinstance(logged.event, RunWarning):
+        _warn(logged.event.text)
+
+
 def ask(
     run_id: RunId,
     question: Annotated[str, typer.Argument(metavar="QUESTION", help="What you want to know.")],
@@ -90,7 +103,7 @@ def ask(
     from collab.store import RunDir
 
     streaming = not as_json and len(seats_of(seat, SEATS)) == 1
-    ask_seats(run_id, question, seat, () if as_json else [_Answers(streaming)])
+    ask_seats(run_id, question, seat, [_warnings] if as_json else [_Answers(streaming)])
     if as_json:
         echo_json(result_document(load_state(RunDir(run_id)), RunDir(run_id)))
 
@@ -122,7 +135,7 @@ def decide(
     from collab.report import result_document
     from collab.store import RunDir
 
-    state = record_decision(run_id, choice=choice, why=why, outcome=outcome)
+    state = record_decision(run_id, choice=choice, why=why, outcome=outcome, warn=_warn)
     if as_json:
         echo_json(result_document(state, RunDir(run_id)))
         return

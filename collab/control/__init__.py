@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from collab.lazy import exports
 
 if TYPE_CHECKING:
-    from collab.control.liveness import driver_pid, lock_holder, pid_alive
+    from collab.control.liveness import driver_of, driver_pid, lock_holder, pid_alive
     from collab.control.ops import RunStillGoing, cancel_run, refuse_while_driven, result_of
     from collab.control.progress import Progress, summary
     from collab.control.start import (
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 __getattr__ = exports(
     __name__,
     {
+        "driver_of": "collab.control.liveness",
         "driver_pid": "collab.control.liveness",
         "lock_holder": "collab.control.liveness",
         "pid_alive": "collab.control.liveness",
@@ -70,6 +71,7 @@ __all__ = [
     "Started",
     "cancel_run",
     "drive_detached",
+    "driver_of",
     "driver_pid",
     "lock_holder",
     "pid_alive",

@@ -11,9 +11,10 @@ from __future__ import annotations
 import os
 import pwd
 import time
+from collections.abc import Callable
 
 from collab.decision import HumanDecision, resolve_choice, user_text
-from collab.errors import UsageError
+from collab.errors import StorageError, UsageError
 from collab.eventlog import append_event
 from collab.events import Decided
 from collab.report import write_reports
@@ -43,8 +44,11 @@ def record_decision(
     why: str | None = None,
     outcome: str | None = None,
     by: str | None = None,
+    warn: Callable[[str], None] | None = None,
 ) -> RunState:
-    """Append a choice (``choice``, ``why``) or an outcome to run ``run_id`` (a full id)."""
+    """Append a choice (``choice``, ``why``) or an outcome to run ``run_id`` (a full id).
+    Once state.json is saved, an events file or report that cannot be written is told to
+    ``warn`` (the decision is kept either way)."""
     if (choice is None) == (outcome is None):
         raise UsageError("give --choice (the decision) or --outcome (how it turned out)")
     if outcome is not None and why is not None:
@@ -52,7 +56,7 @@ def record_decision(
     who = user_text(by or decider(), "the decider's name", MAX_BY_CHARS)
     run_dir = RunDir(run_id)
     state = load_state(run_dir)  # an unknown or damaged run says so before the lock
-    with run_dir.locked():
+    with run_dir.locked(steering=True):
         state = load_state(run_dir)
         if choice is not None:
             option, text = resolve_choice(choice, _options(state))
@@ -69,9 +73,22 @@ def record_decision(
         )
         state.decisions.append(entry)
         run_dir.save(state.to_dict())
-        append_event(run_dir.path / EVENTS_FILE, Decided(entry))
-        write_reports(state, run_dir)
+        # Saved: from here on a failure is a warning (``warn``), not an error that would
+        # say the decision was not kept.
+        what = "decision" if entry.kind == "choice" else "outcome"
+        try:
+            append_event(run_dir.path / EVENTS_FILE, Decided(entry))
+        except StorageError as exc:
+            (warn or _ignore)(f"the {what} is saved, but not in the run's events: {exc}")
+        try:
+            write_reports(state, run_dir)
+        except StorageError as exc:
+            (warn or _ignore)(f"the {what} is saved, but the reports were not rewritten: {exc}")
     return state
+
+
+def _ignore(text: str) -> None:
+    """No one to tell: the saved state is what counts."""
 
 
 def _options(state: RunState) -> tuple[str, ...]:

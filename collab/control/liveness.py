@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 from collab import procfs
+from collab.store import STEERING
 
 LOCK_FILE = "lock"
 # Written by the process that starts a detached driver, before the driver takes the lock.
@@ -36,11 +37,16 @@ def pid_alive(pid: int) -> bool:
     return not fields or fields[0][:1] != "Z"
 
 
-def _read_pid(path: Path) -> int | None:
+def _lines(path: Path) -> list[str]:
     try:
-        text = path.read_text(encoding="utf-8").strip()
+        return path.read_text(encoding="utf-8").strip().splitlines()
     except OSError:
-        return None
+        return []
+
+
+def _read_pid(path: Path) -> int | None:
+    lines = _lines(path)
+    text = lines[0].strip() if lines else ""
     return int(text) if text.isdigit() else None
 
 
@@ -59,6 +65,20 @@ def driver_pid(run_path: Path) -> int | None:
     holder = lock_holder(run_path)
     if holder is not None:
         return holder
+    return _detached(run_path)
+
+
+def driver_of(run_path: Path) -> int | None:
+    """Like :func:`driver_pid`, but only a debate's driver: a steering operation holding
+    the lock (``collab ask`` on a finished run, ``decide``) does not make it "running"."""
+    holder = lock_holder(run_path)
+    if holder is not None and _lines(run_path / LOCK_FILE)[1:2] != [STEERING]:
+        return holder
+    return _detached(run_path)
+
+
+def _detached(run_path: Path) -> int | None:
+    """A detached driver that was started and has not taken the lock yet."""
     pid = _read_pid(run_path / DRIVER_PID_FILE)
     if pid is None or not pid_alive(pid) or not _is_driver(pid, run_path.name):
         return None

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from collab.control.liveness import driver_pid, pid_alive
+from collab.control.liveness import driver_of, pid_alive
 from collab.control.status import status_document
 from collab.errors import UsageError
 from collab.report import result_document
@@ -28,14 +28,15 @@ def refuse_while_driven(run_dir: RunDir) -> RunState:
     """The run's state once nobody drives it: the one check before reading a run's end
     (``collab result``, MCP's ``debate_result``, ``collab export --format adr``). A run
     whose verdict is in gets a moment (:data:`FINISH_WAIT`) for its driver to write the
-    last files and let go; a run still driven (a detached driver, a follow-up or a
-    continue holding its lock) is :class:`RunStillGoing`."""
+    last files and let go; a run still driven (a detached driver, a continue's rounds) is
+    :class:`RunStillGoing`. A follow-up being asked is no driver: the verdict and the
+    ledger are in, and its answer is added beside them."""
     state = load_state(run_dir)
     if state.status in ("done", "failed"):
         # The verdict is in; the driver is writing the last files: a moment.
         _wait_gone(run_dir, FINISH_WAIT)
         state = load_state(run_dir)
-    if driver_pid(run_dir.path) is not None:
+    if driver_of(run_dir.path) is not None:  # a steering operation (an ask) is no driver
         rid = run_dir.run_id
         done, planned = len(state.turns), len(state.seats) * state.config.rounds
         where = "starting" if state.status == "pending" else f"{done} of {planned} turns done"
@@ -58,7 +59,7 @@ def cancel_run(run_id: str, wait: float = CANCEL_WAIT) -> dict[str, object]:
     is (cancelling twice is cancelling once)."""
     run_dir = RunDir(run_id)
     load_state(run_dir)  # a clear error for an unknown run
-    pid = driver_pid(run_dir.path)
+    pid = driver_of(run_dir.path)  # an ask's process (maybe the MCP server) is no driver
     if pid is not None:
         stop_driver(pid)
         end = time.monotonic() + wait
@@ -69,5 +70,5 @@ def cancel_run(run_id: str, wait: float = CANCEL_WAIT) -> dict[str, object]:
 
 def _wait_gone(run_dir: RunDir, wait: float) -> None:
     end = time.monotonic() + wait
-    while driver_pid(run_dir.path) is not None and time.monotonic() < end:
+    while driver_of(run_dir.path) is not None and time.monotonic() < end:
         time.sleep(_POLL)

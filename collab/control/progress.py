@@ -11,13 +11,20 @@ from pathlib import Path
 
 from collab.eventlog import FIRST_GUESS, EventReader
 from collab.events import (
+    Decided,
+    Event,
+    FollowupFinished,
+    FollowupStarted,
     Heartbeat,
     JudgeFinished,
     JudgeStarted,
     Logged,
+    RoundsAdded,
     RoundStarted,
     RunFinished,
     RunStarted,
+    RunWarning,
+    Text,
     TurnFinished,
     TurnStarted,
 )
@@ -44,6 +51,8 @@ class Progress:
 
     def add(self, logged: Logged) -> None:
         ev, ts = logged.event, logged.ts
+        if _steering(ev):
+            return  # asked, answered, noted, decided: after (or between) drives
         self.last_ts = ts
         match ev:
             case RunStarted():
@@ -65,6 +74,18 @@ class Progress:
             case RunFinished():
                 self.finished, self.judging, self.beat = True, False, None
                 self.running.clear()
+
+
+def _steering(ev: Event) -> bool:
+    """An event of steering a run, not of driving it: it moves no clock (elapsed time).
+    A warning neither: a driver's comes just before another of its events; an ask's
+    (a retry, a report not rewritten) would count the ask."""
+    match ev:
+        case FollowupStarted() | FollowupFinished() | Decided() | RoundsAdded() | RunWarning():
+            return True
+        case Text() | Heartbeat():
+            return ev.followup
+    return False
 
 
 def read_progress(run_path: Path) -> Progress:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from collab.control.liveness import DRIVER_LOG, driver_pid
+from collab.control.liveness import DRIVER_LOG, driver_of
 from collab.control.progress import Change, read_progress, remaining_s, summary, turns_left
 from collab.outcome import outcome_of
 from collab.state import RunState, load_state
@@ -21,13 +21,13 @@ def wait_for_change(run_dir: RunDir, wait: float) -> None:
     caller that polls with a wait learns of each step without asking every second)."""
     change = Change(run_dir.path)
     end = time.monotonic() + wait
-    while not change.seen(driver_pid) and time.monotonic() < end:
+    while not change.seen(driver_of) and time.monotonic() < end:
         time.sleep(WAIT_POLL)
 
 
 def status_document(run_dir: RunDir) -> dict[str, object]:
     state = load_state(run_dir)
-    active = driver_pid(run_dir.path) is not None
+    active = driver_of(run_dir.path) is not None  # an ask on a finished run: not active
     progress = read_progress(run_dir.path)
     cfg = state.config
     now = time.time()

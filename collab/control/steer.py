@@ -25,7 +25,7 @@ from collab.prompts import MAX_NOTE_CHARS, MAX_QUESTION_CHARS
 from collab.runners import runner_factory
 from collab.seats import SEATS
 from collab.secret_scan import ensure_no_secrets
-from collab.state import FOLLOWUP_SEATS, Continued, FollowUp, FollowUpSeat, RunState, load_state
+from collab.state import Continued, FollowUp, FollowUpSeat, RunState, load_state
 from collab.store import RunDir
 from collab.suggest import did_you_mean
 
@@ -43,10 +43,11 @@ def seats_of(
         return debaters
     name = seat.strip()
     name = name.upper() if name.upper() in debaters else name.lower()
-    for known in (*debaters, "judge"):
+    known_seats = (*debaters, "judge")
+    for known in known_seats:
         if name == known:
             return (known,)
-    hint = did_you_mean(name, FOLLOWUP_SEATS, "")
+    hint = did_you_mean(name, known_seats, "")  # only this run's seats
     which = ", ".join(debaters)
     raise UsageError(f"--seat must be {which} or judge, got {seat!r}" + (hint and f"; {hint}"))
 
@@ -143,7 +144,7 @@ def prepare_continue(
     ``max_cost`` (MCP's cap) bounds the run's total too."""
     text = note_text(note)
     run_dir = RunDir(run_id)
-    with run_dir.locked():
+    with run_dir.locked(steering=True):
         state = extend(load_state(run_dir), rounds, text)
         if max_cost is not None:
             cap = min(max_cost, state.config.max_cost or max_cost)

@@ -346,3 +346,28 @@ def test_a_flip_of_favours_end_to_end(cli: Cli, fake_agent: FakeAgent) -> None:
     assert cli("decide", rid[-6:], "--choice", "O2").code == 0
     stats = cli("stats", "--json").json()
     assert (stats["decided_with_options"], stats["choice_matched"]) == (1, 1)
+
+
+def test_decide_warns_when_a_report_cannot_be_rewritten(cli: Cli, fake_agent: FakeAgent) -> None:
+    tc.script_debate(fake_agent)
+    rid = cli("debate", tc.TOPIC, *ONE).json()["run_id"]
+    judge_md = RunDir(rid).path / "judge.md"
+    judge_md.unlink()
+    judge_md.mkdir()  # the report cannot be rewritten: the decision is saved all the same
+    decided = cli("decide", rid, "--choice", "tokens", "--json")
+    assert decided.code == 0, decided
+    assert [d["text"] for d in decided.json()["decisions"]] == ["tokens"]
+    warned = [ln for ln in decided.err.splitlines() if ln.strip()]
+    assert len(warned) == 1 and warned[0].startswith("warning: the decision is saved, but")
+    assert "judge.md" in warned[0] and "Traceback" not in decided.err
+
+
+def test_cancel_and_status_check_wait_alike(cli: Cli, fake_agent: FakeAgent) -> None:
+    tc.script_debate(fake_agent)
+    rid = cli("debate", tc.TOPIC, *ONE).json()["run_id"]
+    for command in ("cancel", "status"):
+        for wait in ("-1", "3601", "inf", "nan"):
+            bad = cli(command, rid, "--wait", wait, "--json")
+            assert bad.code == 2, (command, wait, bad)
+            assert bad.json()["error"]["message"].startswith("--wait must be 0–3600 seconds")
+        assert cli(command, rid, "--wait", "0", "--json").code == 0

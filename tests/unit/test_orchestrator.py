@@ -141,8 +141,9 @@ def debate(
         run_dir.create()
         state = RunState(run_id=run_dir.run_id, config=config(**options), status="pending")
         resumed = False
-    else:
+    else:  # resumed from ``state``, as a crash left it on disk (a drive reads it again)
         run_dir = RunDir(state.run_id)
+        run_dir.save(state.to_dict())
         resumed = True
     events: list[dict[str, object]] = []
     saved: list[dict[str, object]] = []

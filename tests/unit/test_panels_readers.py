@@ -215,7 +215,7 @@ def test_a_running_panels_result_says_its_turns(monkeypatch: Any) -> None:
     state = finished(3)
     state.status, state.turns = "running", state.turns[:4]
     RunDir(state.run_id).save(state.to_dict())
-    monkeypatch.setattr(ops, "driver_pid", lambda _path: 4242)
+    monkeypatch.setattr(ops, "driver_of", lambda _path: 4242)
     with pytest.raises(RunStillGoing, match="4 of 6 turns done"):
         result_of(state.run_id)
 

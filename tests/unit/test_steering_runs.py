@@ -4,14 +4,33 @@ as it was. Milliseconds a run, no processes."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
-from collab.control.steer import extend, seats_of
+from collab.control import ops
+from collab.control.decide import record_decision
+from collab.control.progress import Progress
+from collab.control.status import status_document, wait_for_change
+from collab.control.steer import extend, prepare_continue, seats_of
+from collab.decision import HumanDecision
 from collab.errors import UsageError
+from collab.events import (
+    Decided,
+    FollowupFinished,
+    FollowupStarted,
+    Heartbeat,
+    Logged,
+    RoundsAdded,
+    RunFinished,
+    RunStarted,
+    RunWarning,
+    Text,
+)
 from collab.orchestrator import Orchestrator
 from collab.runners.base import TurnJob
 from collab.runners.inprocess import SCRIPTED_AGENTS, InProcessRunner, Reply, script
-from collab.state import RunState
+from collab.state import RunState, load_state
 from collab.store import RunDir
 from tests.unit.test_orchestrator import JUDGE, Run, debate, fresh_point, fresh_run, said
 
@@ -124,3 +143,138 @@ def test_ask_each_debater_and_the_judge() -> None:
     assert (state.ledger(), state.turns, state.judge) == before[:3]
     assert state.cost_usd() == pytest.approx((before[3] or 0.0) + 0.03)
     assert RunState.from_dict(RunDir(state.run_id).load()).followups == answers
+
+
+def _asker(state: RunState) -> Orchestrator:
+    runner = InProcessRunner(script({}, lambda job: Reply(f"answer of {job.step}")))
+    return Orchestrator(
+        state, RunDir(state.run_id), agents=SCRIPTED_AGENTS, runner_factory=runner.factory,
+        clock=runner.clock,
+    )  # fmt: skip
+
+
+def test_steering_saved_between_an_asks_read_and_its_lock_is_kept() -> None:
+    """Two steering operations interleaved: each read state.json before taking the lock;
+    the second to save keeps what the first saved (no lost update)."""
+    rid = debated(2).state.run_id
+    first, second = load_state(RunDir(rid)), load_state(RunDir(rid))  # both read, unlocked
+    record_decision(rid, choice="tokens", by="ana")  # another process saves in between
+    _asker(first).ask(QUESTION, seats_of("A"))
+    _asker(second).ask(QUESTION, seats_of("judge"))
+    saved = load_state(RunDir(rid))
+    assert [d.text for d in saved.decisions] == ["tokens"]
+    assert [f.seat for f in saved.followups] == ["A", "judge"]
+    assert saved.followups == second.followups  # the caller's state is the one saved
+
+
+def test_a_decision_between_a_continue_and_its_drive_is_kept() -> None:
+    rid = debated(2).state.run_id
+    state, run_dir = prepare_continue(rid, 1, None)
+    record_decision(rid, choice="sessions", by="bo")  # saved before the drive's lock
+    runner = InProcessRunner(script({}, fresh_point))
+    Orchestrator(
+        state, run_dir, agents=SCRIPTED_AGENTS, runner_factory=runner.factory,
+        resumed=True, clock=runner.clock,
+    ).run()  # fmt: skip
+    saved = load_state(run_dir)
+    assert saved.status == "done" and saved.rounds_done() == 3
+    assert [d.text for d in saved.decisions] == ["sessions"]
+
+
+def test_a_report_that_cannot_be_rewritten_after_a_decision_is_a_warning() -> None:
+    rid = debated(2).state.run_id
+    path = RunDir(rid).path
+    (path / "transcript.md").unlink()
+    (path / "transcript.md").mkdir()  # the report cannot be written there
+    (path / "events.jsonl").rename(path / "events.old")
+    (path / "events.jsonl").mkdir()  # nor the event
+    warnings: list[str] = []
+    record_decision(rid, choice="tokens", by="ana", warn=warnings.append)
+    assert [d.text for d in load_state(RunDir(rid)).decisions] == ["tokens"]  # kept
+    assert len(warnings) == 2 and all("decision is saved" in w for w in warnings)
+    assert "events.jsonl" in warnings[0] and "transcript.md" in warnings[1]
+
+
+def test_a_report_that_cannot_be_rewritten_after_an_ask_is_a_warning_event() -> None:
+    state = debated(2).state
+    path = RunDir(state.run_id).path
+    (path / "report.html").unlink()
+    (path / "report.html").mkdir()
+    seen: list[str] = []
+    runner = InProcessRunner(script({}, lambda job: Reply("an answer")))
+    Orchestrator(
+        state, RunDir(state.run_id), agents=SCRIPTED_AGENTS, runner_factory=runner.factory,
+        clock=runner.clock, event_sinks=[lambda logged: seen.append(str(logged.to_json()))],
+    ).ask(QUESTION, seats_of("A"))  # fmt: skip
+    assert len(load_state(RunDir(state.run_id)).followups) == 1
+    warned = [s for s in seen if "follow-up is saved, but" in s]
+    assert len(warned) == 1 and "report.html" in warned[0]
+
+
+def test_a_finished_run_being_asked_is_not_running(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An ask (or decide) holds the run's lock: status, status --wait, result and gate
+    (result_of) still see a finished run; a debate's driver holding it is running."""
+    monkeypatch.setattr(ops, "FINISH_WAIT", 0.5)  # the old code's wait, short
+    rid = debated(2).state.run_id
+    run_dir = RunDir(rid)
+    with run_dir.locked(steering=True):
+        doc = status_document(run_dir)
+        assert (doc["active"], doc["phase"]) == (False, "finished")
+        assert ops.result_of(rid)["status"] == "done"
+        start = time.monotonic()
+        wait_for_change(run_dir, 5.0)  # nobody drives it: no wait
+        assert time.monotonic() - start < 2.0
+    with run_dir.locked():  # a driver (resume, continue) is running
+        assert status_document(run_dir)["active"] is True
+        with pytest.raises(ops.RunStillGoing):
+            ops.result_of(rid)
+
+
+def test_an_ask_holds_the_lock_as_a_steering_operation() -> None:
+    state = debated(2).state
+    run_dir = RunDir(state.run_id)
+    seen: list[object] = []
+
+    def answer(job: TurnJob) -> Reply:
+        seen.append(status_document(run_dir)["phase"])  # while the ask holds the lock
+        return Reply("an answer")
+
+    runner = InProcessRunner(script({}, answer))
+    Orchestrator(
+        state, run_dir, agents=SCRIPTED_AGENTS, runner_factory=runner.factory, clock=runner.clock
+    ).ask(QUESTION, seats_of("A"))
+    assert seen == ["finished"]
+
+
+def test_steering_events_do_not_count_toward_elapsed_time() -> None:
+    """A run finished at t=160; an ask an hour later, a decision a day later: the drive
+    still took 60 s (status's elapsed_s ends at the drive's last event)."""
+    decision = HumanDecision("choice", "tokens", "ana", "2026-12-01T12:00:00+0000")
+    events = [
+        (100.0, RunStarted("r", "t", "p", 2, "subprocess", None, False, {})),
+        (160.0, RunFinished("done", 0, None)),
+        (3700.0, FollowupStarted("A", QUESTION)),
+        (3701.0, Text("A", "an answer", followup=True)),
+        (3702.0, Heartbeat(side="A", followup=True, elapsed_s=1, turn_left_s=1, run_left_s=1)),
+        (3703.0, RunWarning("follow-up to A: retrying")),
+        (3705.0, FollowupFinished("A", "an answer", "ok")),
+        (3706.0, RoundsAdded(3, 1, None)),
+        (90000.0, Decided(decision)),
+    ]
+    progress = Progress()
+    for seq, (ts, ev) in enumerate(events, 1):
+        progress.add(Logged(seq, ts, ev))
+    assert (progress.started_ts, progress.last_ts, progress.finished) == (100.0, 160.0, True)
+    assert progress.beat is None  # a follow-up's heartbeat is not the run's
+
+
+@pytest.mark.parametrize(
+    ("seat", "hint"), [("C", ""), ("e", ""), ("a ", None), ("jduge", "; did you mean 'judge'?")]
+)
+def test_an_unknown_seat_suggests_only_the_runs_own(seat: str, hint: str | None) -> None:
+    if hint is None:
+        assert seats_of(seat, ("A", "B")) == ("A",)
+        return
+    with pytest.raises(UsageError) as err:
+        seats_of(seat, ("A", "B"))
+    assert str(err.value) == f"--seat must be A, B or judge, got {seat!r}{hint}"
