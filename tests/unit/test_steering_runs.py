@@ -4,6 +4,7 @@ as it was. Milliseconds a run, no processes."""
 
 from __future__ import annotations
 
+import os
 import time
 
 import pytest
@@ -224,10 +225,16 @@ def test_a_finished_run_being_asked_is_not_running(monkeypatch: pytest.MonkeyPat
         start = time.monotonic()
         wait_for_change(run_dir, 5.0)  # nobody drives it: no wait
         assert time.monotonic() - start < 2.0
+        stopped: list[int] = []
+        monkeypatch.setattr(ops, "stop_driver", stopped.append)
+        ops.cancel_run(rid, wait=0)  # the asking process (maybe the MCP server) lives on
+        assert stopped == []
     with run_dir.locked():  # a driver (resume, continue) is running
         assert status_document(run_dir)["active"] is True
         with pytest.raises(ops.RunStillGoing):
             ops.result_of(rid)
+        ops.cancel_run(rid, wait=0)
+        assert stopped == [os.getpid()]
 
 
 def test_an_ask_holds_the_lock_as_a_steering_operation() -> None:
