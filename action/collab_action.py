@@ -44,16 +44,19 @@ def main(env: Mapping[str, str] = os.environ) -> int:
         return 0
     work = Path(env.get("GITHUB_WORKSPACE") or Path.cwd())
     temp = Path(env.get("RUNNER_TEMP") or "/tmp")
-    topic_file = _topic_file(inp, work, temp)
-    argv = [*_collab(), "debate", "--topic-file", str(topic_file), "--json", "--gate",
-            "--fail-on", inp.get("fail-on", "blocking"), "--max-cost", inp.get("max-cost", "2"),
-            "--runner", inp.get("runner", "subprocess")]  # fmt: skip
     try:
+        topic_file = _topic_file(inp, work, temp)
+        short = _short_topic(topic_file, inp.get("topic-file") or str(topic_file), temp)
         contexts = _contexts(inp, pr, work, temp)
-    except _NoDiff as exc:
+    except _Usage as exc:
         _say("error", str(exc))
         out.set("exit-code", "2")
         return 0
+    if short is not None:  # the whole topic goes as a context file; the topic names it
+        contexts.insert(0, inp.get("topic-file") or str(topic_file))
+    argv = [*_collab(), "debate", "--topic-file", str(short or topic_file), "--json", "--gate",
+            "--fail-on", inp.get("fail-on", "blocking"), "--max-cost", inp.get("max-cost", "2"),
+            "--runner", inp.get("runner", "subprocess")]  # fmt: skip
     for ctx in contexts:
         argv += ["--context", ctx]
     for name in ("preset", "role-a", "role-b", "agent", "model", "agent-a", "agent-b",
@@ -96,8 +99,8 @@ def main(env: Mapping[str, str] = os.environ) -> int:
     return 0
 
 
-class _NoDiff(Exception):
-    """The pull request's diff cannot be made here."""
+class _Usage(Exception):
+    """An input the Action cannot use (no topic; a diff it cannot make): exit 2."""
 
 
 class _Inputs:
@@ -157,9 +160,28 @@ def _topic_file(inp: _Inputs, work: Path, temp: Path) -> Path:
         return work / inp.get("topic-file")
     topic = inp.get("topic")
     if not topic:
-        raise SystemExit("::error::collab: give the topic (topic) or a file with it (topic-file)")
+        raise _Usage("collab: give the topic (topic) or a file with it (topic-file)")
     path = temp / "collab-topic.txt"
     path.write_text(topic, encoding="utf-8")
+    return path
+
+
+def _short_topic(topic_file: Path, name: str, temp: Path) -> Path | None:
+    """A topic over collab's limit (an RFC, say) goes whole as a context file, and the
+    topic becomes a short one naming it: a file with it, or None when the topic fits."""
+    from collab.options import MAX_TOPIC_CHARS
+
+    try:
+        text = topic_file.read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return None  # collab debate says what is wrong with the file
+    if len(text) <= MAX_TOPIC_CHARS:
+        return None
+    title = text.splitlines()[0].lstrip("#").strip()[:200]
+    path = temp / "collab-short-topic.txt"
+    path.write_text(f"{title}\n\nDebate {name} as it stands: its full text is too long for a "
+                    f"topic, so it is given whole as the context file {name}.\n",
+                    encoding="utf-8")  # fmt: skip
     return path
 
 
@@ -175,7 +197,7 @@ def _contexts(inp: _Inputs, pr: dict[str, Any] | None, work: Path, temp: Path) -
     res = subprocess.run(["git", "diff", "--no-color", f"{base}...{head}"], cwd=work,
                          capture_output=True, text=True)  # fmt: skip
     if res.returncode:
-        raise _NoDiff(f"collab: cannot diff {base[:12]}...{head[:12]} (check out with "
+        raise _Usage(f"collab: cannot diff {base[:12]}...{head[:12]} (check out with "
                       "fetch-depth: 0, so both commits are there)")  # fmt: skip
     diff = res.stdout
     path = temp / "pull-request.diff"

@@ -206,3 +206,36 @@ def test_a_shallow_checkout_says_how_to_fix_it(
     (line,) = [x for x in res.stdout.splitlines() if x.startswith("::error::")]
     assert "fetch-depth: 0" in line
     assert github.log == [] and fake_agent.calls() == []
+
+
+def test_a_long_topic_file_goes_whole_as_context(
+    fake_agent: FakeAgent, workspace: Path, github: FakeGitHub, tmp_path: Path
+) -> None:
+    rfc = workspace / "docs" / "rfcs" / "0008-long.md"
+    body = "# RFC 8: shard the catalogue\n\n" + "".join(
+        f"Paragraph {i}: the shards, the keys and the rebalancing.\n" for i in range(80)
+    )
+    assert len(body) > 2000
+    rfc.write_text(body)
+    git(workspace, "add", "-A")
+    git(workspace, "commit", "-qm", "rfc 8")
+    script_agent(fake_agent)
+    res, outputs = action(workspace, github, tmp_path, TOPIC_FILE="docs/rfcs/0008-long.md")
+    assert res.returncode == 0 and outputs["exit-code"] == "0", res.stdout + res.stderr
+    state = json.loads(Path(outputs["report-dir"], "state.json").read_text())
+    text = json.dumps(state)
+    assert "Paragraph 79: the shards" in text  # the whole file went, as context
+    topic = state["config"]["topic"]
+    assert len(topic) < 500 and "docs/rfcs/0008-long.md" in topic
+    assert "RFC 8: shard the catalogue" in topic
+
+
+def test_no_topic_is_a_usage_error_with_outputs(
+    fake_agent: FakeAgent, workspace: Path, github: FakeGitHub, tmp_path: Path
+) -> None:
+    res, outputs = action(workspace, github, tmp_path, TOPIC_FILE="", TOPIC="  ")
+    assert res.returncode == 0 and res.stderr == ""  # action.yml's last step exits 2
+    assert outputs == {"exit-code": "2"}
+    (line,) = res.stdout.splitlines()
+    assert line == "::error::collab: give the topic (topic) or a file with it (topic-file)"
+    assert github.log == [] and fake_agent.calls() == []
