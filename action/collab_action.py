@@ -64,7 +64,7 @@ def main(env: Mapping[str, str] = os.environ) -> int:
                  "context-budget"):  # fmt: skip
         if inp.get(name):
             argv += [f"--{name}", inp.get(name)]
-    res = subprocess.run(argv, cwd=work, capture_output=True, text=True)
+    res = subprocess.run(argv, cwd=work, capture_output=True, encoding="utf-8", errors="replace")
     sys.stderr.write(res.stderr)
     try:
         doc: dict[str, Any] = json.loads(res.stdout)
@@ -194,8 +194,10 @@ def _contexts(inp: _Inputs, pr: dict[str, Any] | None, work: Path, temp: Path) -
     if pr is None:
         return []
     base, head = pr["base"]["sha"], pr["head"]["sha"]
+    # A diff holds whatever bytes the files hold: bytes that are not UTF-8 (a Latin-1
+    # file) become U+FFFD rather than failing the job.
     res = subprocess.run(["git", "diff", "--no-color", f"{base}...{head}"], cwd=work,
-                         capture_output=True, text=True)  # fmt: skip
+                         capture_output=True, encoding="utf-8", errors="replace")  # fmt: skip
     if res.returncode:
         raise _Usage(f"collab: cannot diff {base[:12]}...{head[:12]} (check out with "
                       "fetch-depth: 0, so both commits are there)")  # fmt: skip
@@ -235,7 +237,7 @@ def _comment(
         argv = [*_collab(), "comment", run_id, "--report-url", url,
                 "--fail-on", inp.get("fail-on", "blocking")]  # fmt: skip
     argv += ["--github-pr", str(pr["number"]), "--comment-key", key]
-    res = subprocess.run(argv, cwd=work, capture_output=True, text=True)
+    res = subprocess.run(argv, cwd=work, capture_output=True, encoding="utf-8", errors="replace")
     sys.stdout.write(res.stdout)
     if res.returncode:
         _say("warning", f"collab: the pull-request comment failed: {res.stderr.strip()}")

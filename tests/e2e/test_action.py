@@ -239,3 +239,16 @@ def test_no_topic_is_a_usage_error_with_outputs(
     (line,) = res.stdout.splitlines()
     assert line == "::error::collab: give the topic (topic) or a file with it (topic-file)"
     assert github.log == [] and fake_agent.calls() == []
+
+
+def test_a_diff_with_invalid_utf8_is_decoded_with_replacement(
+    fake_agent: FakeAgent, workspace: Path, github: FakeGitHub, tmp_path: Path
+) -> None:
+    (workspace / "legacy.txt").write_bytes(b"caf\xe9 au lait\n")  # Latin-1, not UTF-8
+    git(workspace, "add", "-A")
+    git(workspace, "commit", "-qm", "latin-1")
+    script_agent(fake_agent)
+    res, outputs = action(workspace, github, tmp_path)
+    assert res.returncode == 0 and outputs["exit-code"] == "0", res.stdout + res.stderr
+    state = Path(outputs["report-dir"], "state.json").read_text(encoding="utf-8")
+    assert "caf\\ufffd au lait" in state or "caf\ufffd au lait" in state
