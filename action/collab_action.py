@@ -22,8 +22,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-# collab's messages for inputs it refuses before anything is sent (request.py, secret_scan.py)
-_NOT_SENT = ("over the context budget", "possible secret", "looks like a secret")
+# error.refused in collab's --json error document: an input refused before anything was
+# sent (errors.InputRefused). The message's words are for people; this field is the contract.
+_NOT_SENT = ("context-budget", "secret")
 _LOGIN_VARS = ("ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN")
 
 
@@ -74,8 +75,9 @@ def main(env: Mapping[str, str] = os.environ) -> int:
         return 0
     comment = pr is not None and inp.get("comment", "true") == "true"
     if doc.get("schema") == "collab.error/1":
-        message = str(doc["error"]["message"])
-        if res.returncode == 2 and any(s in message for s in _NOT_SENT):
+        error = doc.get("error") or {}
+        message = str(error.get("message"))
+        if res.returncode == 2 and error.get("refused") in _NOT_SENT:
             _say("notice", f"collab did not run: {message}")
             if comment and pr is not None:
                 _comment(env, inp, pr, topic_file, work, notice=message)

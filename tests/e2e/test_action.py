@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.conftest import FakeAgent, contract_block
+from tests.conftest import Cli, FakeAgent, contract_block
 from tests.fakes.github_server import FakeGitHub
 
 REPO = Path(__file__).resolve().parents[2]
@@ -252,3 +252,73 @@ def test_a_diff_with_invalid_utf8_is_decoded_with_replacement(
     assert res.returncode == 0 and outputs["exit-code"] == "0", res.stdout + res.stderr
     state = Path(outputs["report-dir"], "state.json").read_text(encoding="utf-8")
     assert "caf\\ufffd au lait" in state or "caf\ufffd au lait" in state
+
+
+def _load_action() -> Any:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("collab_action_under_test", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize(
+    ("error", "refused"),
+    [({"kind": "usage", "message": "1 possible secret, looks like a secret: over the context "
+       "budget"}, False),  # collab's words, but no refused field: a plain usage error
+     ({"kind": "usage", "message": "nothing a phrase would match", "refused": "secret"}, True),
+     ({"kind": "usage", "message": "x", "refused": "context-budget"}, True),
+     ({"kind": "usage", "message": "x", "refused": "something-else"}, False)],
+)  # fmt: skip
+def test_the_action_reads_error_refused_not_the_message_s_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, error: dict[str, str], refused: bool
+) -> None:
+    doc = tmp_path / "doc.json"
+    doc.write_text(json.dumps({"schema": "collab.error/1", "error": error, "exit_code": 2}))
+    fake = tmp_path / "fake_collab.py"
+    fake.write_text(f"import sys\nsys.stdout.write(open({str(doc)!r}).read())\nsys.exit(2)\n")
+    mod = _load_action()
+    monkeypatch.setattr(mod, "_collab", lambda: [sys.executable, str(fake)])
+    out = tmp_path / "output.txt"
+    (tmp_path / "topic.md").write_text("Cache or not?")
+    env = {"GITHUB_OUTPUT": str(out), "GITHUB_WORKSPACE": str(tmp_path),
+           "RUNNER_TEMP": str(tmp_path), "INPUT_TOPIC_FILE": "topic.md", "INPUT_AGENT": "fake",
+           "INPUT_CONTEXT": "topic.md"}  # fmt: skip
+    assert mod.main(env) == 0
+    outputs = dict(line.split("=", 1) for line in out.read_text().splitlines())
+    assert outputs == ({"verdict": "not-run", "exit-code": "0"} if refused else {"exit-code": "2"})
+
+
+@pytest.mark.parametrize(
+    ("content", "budget", "refused"),
+    [("x" * 500, "100", "context-budget"),
+     ("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n", None, "secret"),
+     ("fine", None, None)],
+)  # fmt: skip
+def test_debate_json_errors_say_what_was_refused(
+    fake_agent: FakeAgent,
+    cli: Cli,
+    tmp_path: Path,
+    content: str,
+    budget: str | None,
+    refused: str | None,
+) -> None:
+    """The field the Action reads: ``error.refused`` in collab.error/1, valid per its schema."""
+    import jsonschema
+
+    from collab.report.schemas import ERROR
+
+    ctx = tmp_path / "ctx.txt"
+    ctx.write_text(content)
+    args = ["debate", "Cache or not?", "--context", str(ctx), "--agent", "fake", "--json"]
+    if budget:
+        args += ["--context-budget", budget]
+    if refused is None:
+        args += ["--preset", "no-such-preset"]  # a usage error that is not a refusal
+    code, out, _ = cli(*args)
+    doc = json.loads(out)
+    assert code == 2 and doc["schema"] == "collab.error/1"
+    assert doc["error"].get("refused") == refused
+    jsonschema.validate(doc, ERROR)
