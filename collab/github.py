@@ -6,8 +6,10 @@ It reads ``GITHUB_TOKEN``, ``GITHUB_REPOSITORY`` (OWNER/NAME) and ``GITHUB_API_U
 (GitHub Enterprise; default ``https://api.github.com``). The token goes in one request
 header and nowhere else: no message this module makes contains it. A rate limit (a 403
 or 429 with ``retry-after`` or ``x-ratelimit-remaining: 0``) is waited out when it resets
-within ``MAX_WAIT`` seconds, else reported; a 403 says which permission is missing; a 422
-(GitHub refused the body) is retried once with the short body.
+within ``MAX_WAIT`` seconds, else reported; GitHub's secondary rate limit, which may say
+so only in its message, is waited out for ``SECONDARY_WAIT`` seconds, then retried; a
+403 says which permission is missing; a 422 (GitHub refused the body) is retried once
+with the short body.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from collab.errors import CollabError, UsageError
 
 DEFAULT_API = "https://api.github.com"
 MAX_WAIT = 60.0
+# GitHub's advice for a secondary rate limit that gives no retry-after: wait a minute.
+SECONDARY_WAIT = 60.0
 RETRIES = 3
 TIMEOUT = 30.0
 _LOCAL_HTTP = ("http://127.0.0.1:", "http://localhost:", "http://[::1]:")  # never a token in clear
@@ -178,7 +182,9 @@ def _rate_limit_wait(resp: httpx.Response) -> float | None:
     if resp.headers.get("x-ratelimit-remaining") == "0":
         reset = resp.headers.get("x-ratelimit-reset", "")
         return max(0.0, float(reset) - time.time()) if reset.isdigit() else MAX_WAIT + 1
-    return 60.0 if resp.status_code == 429 else None
+    if resp.status_code == 429 or "secondary rate limit" in _message(resp).lower():
+        return SECONDARY_WAIT
+    return None
 
 
 def _checked(resp: httpx.Response) -> httpx.Response:

@@ -178,3 +178,27 @@ def test_a_personal_token_edits_its_own_login_s_comment_only(
     assert "GET /user -> 200" in github.log
     assert not any(f"comments/{forged}" in line for line in github.log)
     assert github.bodies(REPO, 7)[1] == marker(key) + "\nforged"
+
+
+@pytest.mark.parametrize(
+    ("status", "headers", "message"),
+    [(403, {}, "You have exceeded a secondary rate limit. Please wait a few minutes before "
+      "you try again."),
+     (429, {}, "too many requests"),
+     (403, {"Retry-After": "60"}, "You have exceeded a secondary rate limit.")],
+)  # fmt: skip
+def test_a_secondary_rate_limit_is_waited_out_then_retried(
+    github: FakeGitHub, status: int, headers: dict[str, str], message: str
+) -> None:
+    """GitHub's secondary rate limit (a 403 or 429, with retry-after or only its message)
+    is waited out for SECONDARY_WAIT seconds, then the request goes again; the test's
+    sleep records the wait instead of waiting."""
+    from collab.github import SECONDARY_WAIT, Target, upsert_comment
+
+    assert SECONDARY_WAIT == 60
+    slept: list[float] = []
+    github.fail_next("GET", status, headers=headers, message=message)
+    target = Target.from_env(7, REPO)
+    posted = upsert_comment(target, marker("k"), marker("k") + "\nbody", sleep=slept.append)
+    assert posted.action == "created" and slept == [SECONDARY_WAIT]
+    assert [line.split(" -> ")[1] for line in github.log] == [str(status), "200", "201"]
