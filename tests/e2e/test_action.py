@@ -322,3 +322,14 @@ def test_debate_json_errors_say_what_was_refused(
     assert code == 2 and doc["schema"] == "collab.error/1"
     assert doc["error"].get("refused") == refused
     jsonschema.validate(doc, ERROR)
+
+
+def test_action_yml_rounds_and_depth_say_what_collab_accepts() -> None:
+    from collab.options import DEPTHS, MAX_ROUNDS, MIN_ROUNDS
+
+    inputs = yaml.safe_load((REPO / "action.yml").read_text())["inputs"]
+    rounds, depth = inputs["rounds"]["description"], inputs["depth"]["description"]
+    assert f"{MIN_ROUNDS}–{MAX_ROUNDS}" in rounds
+    assert all(d in depth for d in DEPTHS)
+    docs = (REPO / "docs" / "github-action.md").read_text()
+    assert f"{MIN_ROUNDS}–{MAX_ROUNDS}" in docs and all(f"`{d}`" in docs for d in DEPTHS)
