@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -26,6 +27,9 @@ from typing import Any
 # sent (errors.InputRefused). The message's words are for people; this field is the contract.
 _NOT_SENT = ("context-budget", "secret")
 _LOGIN_VARS = ("ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN")
+# collab's advice for a secret refusal is --allow-secrets, which the Action does not offer.
+_ALLOW_ADVICE = re.compile(r"pass --allow-secrets to send (it|them) anyway")
+_ANY_ALLOW = re.compile(r"\s*\([^()]*--allow-secrets[^()]*\)")
 
 
 def main(env: Mapping[str, str] = os.environ) -> int:
@@ -78,6 +82,8 @@ def main(env: Mapping[str, str] = os.environ) -> int:
         error = doc.get("error") or {}
         message = str(error.get("message"))
         if res.returncode == 2 and error.get("refused") in _NOT_SENT:
+            if error.get("refused") == "secret":
+                message = _secret_advice(message, temp / _DIFF_NAME)
             _say("notice", f"collab did not run: {message}")
             if comment and pr is not None:
                 _comment(env, inp, pr, topic_file, work, notice=message)
@@ -99,6 +105,9 @@ def main(env: Mapping[str, str] = os.environ) -> int:
     if comment and pr is not None:
         _comment(env, inp, pr, topic_file, work, run_id=run_id)
     return 0
+
+
+_DIFF_NAME = "pull-request.diff"
 
 
 class _Usage(Exception):
@@ -204,9 +213,19 @@ def _contexts(inp: _Inputs, pr: dict[str, Any] | None, work: Path, temp: Path) -
         raise _Usage(f"collab: cannot diff {base[:12]}...{head[:12]} (check out with "
                       "fetch-depth: 0, so both commits are there)")  # fmt: skip
     diff = res.stdout
-    path = temp / "pull-request.diff"
+    path = temp / _DIFF_NAME
     path.write_text(diff, encoding="utf-8")
     return [str(path)]
+
+
+def _secret_advice(message: str, diff: Path) -> str:
+    """collab's secret refusal, for an Action user: it names the diff as the pull
+    request's, and instead of ``--allow-secrets`` (which the Action does not take, on
+    purpose) says to take the secret out; any other advice naming the flag is dropped."""
+    message = message.replace(f"context file {diff}", "the pull request's diff")
+    message = _ALLOW_ADVICE.sub(lambda m: f"take {m[1]} out of the pull request: the Action "
+                                "never sends a possible secret", message)  # fmt: skip
+    return _ANY_ALLOW.sub("", message)
 
 
 def _comment(

@@ -154,6 +154,24 @@ def test_a_refused_diff_gives_one_comment_line(
     lines = body.strip().splitlines()
     assert lines[1] == "### collab did not run" and said in lines[3] and len(lines) == 4
     assert fake_agent.calls() == []
+    # An Action user cannot pass --allow-secrets: the advice says what they can do.
+    assert "--allow-secrets" not in res.stdout + body
+    if said == "secret":
+        assert lines[3].startswith("the pull request's diff:")
+        assert "take it out of the pull request" in lines[3]
+
+
+def test_the_secret_advice_names_what_an_action_user_can_do(tmp_path: Path) -> None:
+    advice = _load_action()._secret_advice
+    diff = tmp_path / "pull-request.diff"
+    many = (f"2 possible secrets in the debate inputs, nothing was sent: context file {diff}:3 "
+            "(AWS Access Key); context file app.env (named like a dotenv file) (pass "
+            "--allow-secrets to send them anyway)")  # fmt: skip
+    said = advice(many, diff)
+    assert "--allow-secrets" not in said and "take them out of the pull request" in said
+    assert said.startswith("2 possible secrets") and "the pull request's diff:3" in said
+    other = "topic line 1: looks like a secret: X (not sent; --allow-secrets, some day)"
+    assert advice(other, diff) == "topic line 1: looks like a secret: X"
 
 
 def test_a_comment_refused_is_a_warning_not_a_failed_job(
