@@ -9,7 +9,9 @@ step exits with ``exit-code`` (the gate's 0/4/5, or the run's own 1/2/3/130), af
 report was uploaded.
 
 A pull request from a fork (no secrets) is skipped with a notice. A diff over the context
-budget, or one the secret scan refuses, gives one comment line instead of a failed job.
+budget, or one the secret scan refuses (collab's ``error.refused``), gives one comment line
+instead of a failed job. A topic over collab's topic limit goes whole as a context file,
+under a short topic naming it.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from typing import Any
 # sent (errors.InputRefused). The message's words are for people; this field is the contract.
 _NOT_SENT = ("context-budget", "secret")
 _LOGIN_VARS = ("ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN")
+_DIFF_NAME = "pull-request.diff"  # in RUNNER_TEMP
 # collab's advice for a secret refusal is --allow-secrets, which the Action does not offer.
 _ALLOW_ADVICE = re.compile(r"pass --allow-secrets to send (it|them) anyway")
 _ANY_ALLOW = re.compile(r"\s*\([^()]*--allow-secrets[^()]*\)")
@@ -105,9 +108,6 @@ def main(env: Mapping[str, str] = os.environ) -> int:
     if comment and pr is not None:
         _comment(env, inp, pr, topic_file, work, run_id=run_id)
     return 0
-
-
-_DIFF_NAME = "pull-request.diff"
 
 
 class _Usage(Exception):
