@@ -9,22 +9,30 @@ step exits with ``exit-code`` (the gate's 0/4/5, or the run's own 1/2/3/130), af
 report was uploaded.
 
 A pull request from a fork (no secrets) is skipped with a notice. A diff over the context
-budget, or one the secret scan refuses, gives one comment line instead of a failed job.
+budget, or one the secret scan refuses (collab's ``error.refused``), gives one comment line
+instead of a failed job. A topic over collab's topic limit goes whole as a context file,
+under a short topic naming it.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-# collab's messages for inputs it refuses before anything is sent (request.py, secret_scan.py)
-_NOT_SENT = ("over the context budget", "possible secret", "looks like a secret")
+# error.refused in collab's --json error document: an input refused before anything was
+# sent (errors.InputRefused). The message's words are for people; this field is the contract.
+_NOT_SENT = ("context-budget", "secret")
 _LOGIN_VARS = ("ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN")
+_DIFF_NAME = "pull-request.diff"  # in RUNNER_TEMP
+# collab's advice for a secret refusal is --allow-secrets, which the Action does not offer.
+_ALLOW_ADVICE = re.compile(r"pass --allow-secrets to send (it|them) anyway")
+_ANY_ALLOW = re.compile(r"\s*\([^()]*--allow-secrets[^()]*\)")
 
 
 def main(env: Mapping[str, str] = os.environ) -> int:
@@ -44,16 +52,19 @@ def main(env: Mapping[str, str] = os.environ) -> int:
         return 0
     work = Path(env.get("GITHUB_WORKSPACE") or Path.cwd())
     temp = Path(env.get("RUNNER_TEMP") or "/tmp")
-    topic_file = _topic_file(inp, work, temp)
-    argv = [*_collab(), "debate", "--topic-file", str(topic_file), "--json", "--gate",
-            "--fail-on", inp.get("fail-on", "blocking"), "--max-cost", inp.get("max-cost", "2"),
-            "--runner", inp.get("runner", "subprocess")]  # fmt: skip
     try:
+        topic_file = _topic_file(inp, work, temp)
+        short = _short_topic(topic_file, inp.get("topic-file") or str(topic_file), temp)
         contexts = _contexts(inp, pr, work, temp)
-    except _NoDiff as exc:
+    except _Usage as exc:
         _say("error", str(exc))
         out.set("exit-code", "2")
         return 0
+    if short is not None:  # the whole topic goes as a context file; the topic names it
+        contexts.insert(0, inp.get("topic-file") or str(topic_file))
+    argv = [*_collab(), "debate", "--topic-file", str(short or topic_file), "--json", "--gate",
+            "--fail-on", inp.get("fail-on", "blocking"), "--max-cost", inp.get("max-cost", "2"),
+            "--runner", inp.get("runner", "subprocess")]  # fmt: skip
     for ctx in contexts:
         argv += ["--context", ctx]
     for name in ("preset", "role-a", "role-b", "agent", "model", "agent-a", "agent-b",
@@ -61,7 +72,7 @@ def main(env: Mapping[str, str] = os.environ) -> int:
                  "context-budget"):  # fmt: skip
         if inp.get(name):
             argv += [f"--{name}", inp.get(name)]
-    res = subprocess.run(argv, cwd=work, capture_output=True, text=True)
+    res = subprocess.run(argv, cwd=work, capture_output=True, encoding="utf-8", errors="replace")
     sys.stderr.write(res.stderr)
     try:
         doc: dict[str, Any] = json.loads(res.stdout)
@@ -71,8 +82,11 @@ def main(env: Mapping[str, str] = os.environ) -> int:
         return 0
     comment = pr is not None and inp.get("comment", "true") == "true"
     if doc.get("schema") == "collab.error/1":
-        message = str(doc["error"]["message"])
-        if res.returncode == 2 and any(s in message for s in _NOT_SENT):
+        error = doc.get("error") or {}
+        message = str(error.get("message"))
+        if res.returncode == 2 and error.get("refused") in _NOT_SENT:
+            if error.get("refused") == "secret":
+                message = _secret_advice(message, temp / _DIFF_NAME)
             _say("notice", f"collab did not run: {message}")
             if comment and pr is not None:
                 _comment(env, inp, pr, topic_file, work, notice=message)
@@ -96,8 +110,8 @@ def main(env: Mapping[str, str] = os.environ) -> int:
     return 0
 
 
-class _NoDiff(Exception):
-    """The pull request's diff cannot be made here."""
+class _Usage(Exception):
+    """An input the Action cannot use (no topic; a diff it cannot make): exit 2."""
 
 
 class _Inputs:
@@ -157,9 +171,28 @@ def _topic_file(inp: _Inputs, work: Path, temp: Path) -> Path:
         return work / inp.get("topic-file")
     topic = inp.get("topic")
     if not topic:
-        raise SystemExit("::error::collab: give the topic (topic) or a file with it (topic-file)")
+        raise _Usage("collab: give the topic (topic) or a file with it (topic-file)")
     path = temp / "collab-topic.txt"
     path.write_text(topic, encoding="utf-8")
+    return path
+
+
+def _short_topic(topic_file: Path, name: str, temp: Path) -> Path | None:
+    """A topic over collab's limit (an RFC, say) goes whole as a context file, and the
+    topic becomes a short one naming it: a file with it, or None when the topic fits."""
+    from collab.options import MAX_TOPIC_CHARS
+
+    try:
+        text = topic_file.read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return None  # collab debate says what is wrong with the file
+    if len(text) <= MAX_TOPIC_CHARS:
+        return None
+    title = text.splitlines()[0].lstrip("#").strip()[:200]
+    path = temp / "collab-short-topic.txt"
+    path.write_text(f"{title}\n\nDebate {name} as it stands: its full text is too long for a "
+                    f"topic, so it is given whole as the context file {name}.\n",
+                    encoding="utf-8")  # fmt: skip
     return path
 
 
@@ -172,15 +205,27 @@ def _contexts(inp: _Inputs, pr: dict[str, Any] | None, work: Path, temp: Path) -
     if pr is None:
         return []
     base, head = pr["base"]["sha"], pr["head"]["sha"]
+    # A diff holds whatever bytes the files hold: bytes that are not UTF-8 (a Latin-1
+    # file) become U+FFFD rather than failing the job.
     res = subprocess.run(["git", "diff", "--no-color", f"{base}...{head}"], cwd=work,
-                         capture_output=True, text=True)  # fmt: skip
+                         capture_output=True, encoding="utf-8", errors="replace")  # fmt: skip
     if res.returncode:
-        raise _NoDiff(f"collab: cannot diff {base[:12]}...{head[:12]} (check out with "
+        raise _Usage(f"collab: cannot diff {base[:12]}...{head[:12]} (check out with "
                       "fetch-depth: 0, so both commits are there)")  # fmt: skip
     diff = res.stdout
-    path = temp / "pull-request.diff"
+    path = temp / _DIFF_NAME
     path.write_text(diff, encoding="utf-8")
     return [str(path)]
+
+
+def _secret_advice(message: str, diff: Path) -> str:
+    """collab's secret refusal, for an Action user: it names the diff as the pull
+    request's, and instead of ``--allow-secrets`` (which the Action does not take, on
+    purpose) says to take the secret out; any other advice naming the flag is dropped."""
+    message = message.replace(f"context file {diff}", "the pull request's diff")
+    message = _ALLOW_ADVICE.sub(lambda m: f"take {m[1]} out of the pull request: the Action "
+                                "never sends a possible secret", message)  # fmt: skip
+    return _ANY_ALLOW.sub("", message)
 
 
 def _comment(
@@ -213,7 +258,7 @@ def _comment(
         argv = [*_collab(), "comment", run_id, "--report-url", url,
                 "--fail-on", inp.get("fail-on", "blocking")]  # fmt: skip
     argv += ["--github-pr", str(pr["number"]), "--comment-key", key]
-    res = subprocess.run(argv, cwd=work, capture_output=True, text=True)
+    res = subprocess.run(argv, cwd=work, capture_output=True, encoding="utf-8", errors="replace")
     sys.stdout.write(res.stdout)
     if res.returncode:
         _say("warning", f"collab: the pull-request comment failed: {res.stderr.strip()}")

@@ -2,6 +2,8 @@
 
 CollabError
 ├── UsageError (2)            bad input or options; nothing started
+│   ├── InputRefused          refused before anything was sent: over the context budget,
+│   │                         or a possible secret (``refused`` says which, for --json)
 │   ├── RunLockedError        another process drives the run (or batch)
 │   └── DamagedRun            a state.json that cannot be read as a run
 ├── PrerequisiteError (3)     tmux, an agent CLI or a login is missing
@@ -12,6 +14,8 @@ CollabError
 """
 
 from __future__ import annotations
+
+from typing import Literal
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -48,6 +52,20 @@ class UsageError(CollabError):
 
     exit_code = EXIT_USAGE
     kind = "usage"
+
+
+# Why an input was refused before anything was sent: ``error.refused`` in a --json error
+# document (collab.error/1), which the GitHub Action reads instead of the message's words.
+Refusal = Literal["context-budget", "secret"]
+
+
+class InputRefused(UsageError):
+    """An input refused before anything was sent to a model: context over the budget
+    (``context-budget``) or a possible secret (``secret``)."""
+
+    def __init__(self, message: str, *, refused: Refusal, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.refused: Refusal = refused
 
 
 class PrerequisiteError(CollabError):

@@ -1,12 +1,15 @@
 """GitHub's REST API, the part ``collab comment`` needs: one comment per pull request and
-key, created once and edited after (found by its hidden marker), over httpx.
+key, created once and edited after (found by its hidden marker, and only when collab's own
+identity wrote it: a Bot, or a personal token's login), over httpx.
 
 It reads ``GITHUB_TOKEN``, ``GITHUB_REPOSITORY`` (OWNER/NAME) and ``GITHUB_API_URL``
 (GitHub Enterprise; default ``https://api.github.com``). The token goes in one request
 header and nowhere else: no message this module makes contains it. A rate limit (a 403
 or 429 with ``retry-after`` or ``x-ratelimit-remaining: 0``) is waited out when it resets
-within ``MAX_WAIT`` seconds, else reported; a 403 says which permission is missing; a 422
-(GitHub refused the body) is retried once with the short body.
+within ``MAX_WAIT`` seconds, else reported; GitHub's secondary rate limit, which may say
+so only in its message, is waited out for ``SECONDARY_WAIT`` seconds, then retried; a
+403 says which permission is missing; a 422 (GitHub refused the body) is retried once
+with the short body.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from collab.errors import CollabError, UsageError
 
 DEFAULT_API = "https://api.github.com"
 MAX_WAIT = 60.0
+# GitHub's advice for a secondary rate limit that gives no retry-after: wait a minute.
+SECONDARY_WAIT = 60.0
 RETRIES = 3
 TIMEOUT = 30.0
 _LOCAL_HTTP = ("http://127.0.0.1:", "http://localhost:", "http://[::1]:")  # never a token in clear
@@ -108,22 +113,35 @@ class _Api:
         self.sleep = sleep
 
     def find(self, t: Target, marker: str) -> int | None:
-        """The id of the newest comment whose body starts with ``marker`` (a bot's first)."""
+        """The id of the newest comment whose body starts with ``marker`` and that collab
+        wrote: a Bot's (the workflow's token posts as github-actions[bot]) or, with a
+        personal token, the token's own login's. Anyone can type the marker into a comment
+        of theirs: such a comment is never edited."""
         url: str | None = f"/repos/{t.repo}/issues/{t.pr}/comments?per_page=100"
-        found: list[tuple[bool, int]] = []
+        found: list[tuple[bool, str, int]] = []
         pages = 0
         while url and pages < 50:
             resp = self.call("GET", url)
             for c in resp.json():
                 if str(c.get("body") or "").startswith(marker):
-                    bot = (c.get("user") or {}).get("type") == "Bot"
-                    found.append((bot, int(c["id"])))
+                    user = c.get("user") or {}
+                    found.append((user.get("type") == "Bot", str(user.get("login") or ""),
+                                  int(c["id"])))  # fmt: skip
             url = resp.links.get("next", {}).get("url")
             pages += 1
-        if not found:
+        login = self.login() if any(not bot for bot, _, _ in found) else None
+        mine = [cid for bot, who, cid in found if bot or (login is not None and who == login)]
+        return mine[-1] if mine else None
+
+    def login(self) -> str | None:
+        """The token's own login (a personal token); None for a workflow's token, which
+        GitHub does not answer ``GET /user`` for."""
+        try:
+            data = self.call("GET", "/user").json()
+        except GitHubError:
             return None
-        bots = [cid for bot, cid in found if bot]
-        return (bots or [cid for _, cid in found])[-1]
+        login = data.get("login") if isinstance(data, dict) else None
+        return str(login) if login else None
 
     def write(self, t: Target, comment_id: int | None, body: str) -> Posted:
         if comment_id is not None:
@@ -164,7 +182,9 @@ def _rate_limit_wait(resp: httpx.Response) -> float | None:
     if resp.headers.get("x-ratelimit-remaining") == "0":
         reset = resp.headers.get("x-ratelimit-reset", "")
         return max(0.0, float(reset) - time.time()) if reset.isdigit() else MAX_WAIT + 1
-    return 60.0 if resp.status_code == 429 else None
+    if resp.status_code == 429 or "secondary rate limit" in _message(resp).lower():
+        return SECONDARY_WAIT
+    return None
 
 
 def _checked(resp: httpx.Response) -> httpx.Response:

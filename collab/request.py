@@ -14,7 +14,7 @@ from collab import presets
 from collab.agents import command_spec, load_agents
 from collab.agents.catalogue import reports_cost, spec_for
 from collab.config import AgentChoice, ContextFile, DebateConfig, Role
-from collab.errors import UsageError
+from collab.errors import InputRefused, UsageError
 from collab.judge.pick import AUTO, pick_judge
 from collab.lang import Lang, resolve_lang
 from collab.options import (
@@ -143,10 +143,11 @@ def _same_text(path: Path, text: str) -> bool:
         return fh.read(len(data) + 1) == data
 
 
-def _over_budget(path: str, size: str, budget: int, raise_it: str) -> UsageError:
-    return UsageError(
+def _over_budget(path: str, size: str, budget: int, raise_it: str) -> InputRefused:
+    return InputRefused(
         f"context file {path} is {size}, over the context budget of {budget:,} characters "
-        f"({raise_it} or pass an excerpt)"
+        f"({raise_it} or pass an excerpt)",
+        refused="context-budget",
     )
 
 
@@ -167,9 +168,10 @@ def load_contexts(
             raise _over_budget(f.path, f"{size:,} characters", budget, raise_it)
         total += size
     if total > budget:
-        raise UsageError(
+        raise InputRefused(
             f"context files total {total:,} characters, over the context budget of {budget:,} "
-            f"({raise_it} or pass fewer files)"
+            f"({raise_it} or pass fewer files)",
+            refused="context-budget",
         )
     return files
 

@@ -39,7 +39,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from collab.errors import UsageError
+from collab.errors import InputRefused
 from collab.lazy import deferred, postponed_annotations
 from collab.secret_words import fold, needed_words
 from collab.text import for_prompt
@@ -291,7 +291,8 @@ def ensure_no_secrets(
     allow: bool = False,
     remedy: Remedy = "flag",
 ) -> None:
-    """Raise one :class:`UsageError` (exit 2) naming the findings, unless ``allow``.
+    """Raise one :class:`InputRefused` (a usage error, exit 2; ``refused`` is ``secret``)
+    naming the findings, unless ``allow``.
 
     The validation path, the MCP server and batch call this before anything is sent;
     ``allow`` is ``--allow-secrets``; ``remedy``, what the message advises (see
@@ -301,7 +302,7 @@ def ensure_no_secrets(
         return
     findings = find_secrets(topic, contexts, others=others)
     if findings:
-        raise UsageError(summarize(findings, remedy=remedy))
+        raise InputRefused(summarize(findings, remedy=remedy), refused="secret")
 
 
 def _looks_like(kind: str) -> str:

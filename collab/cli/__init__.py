@@ -34,7 +34,13 @@ import typer.main  # noqa: E402
 from collab.cli import info  # noqa: E402
 from collab.cli.command_classes import Command, Group  # noqa: E402
 from collab.cli.options import echo_json, echo_json_line  # noqa: E402
-from collab.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, CollabError  # noqa: E402
+from collab.errors import (  # noqa: E402
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_USAGE,
+    CollabError,
+    InputRefused,
+)
 
 try:  # typer >= 0.2x vendors click as typer._click; older typer uses click itself
     from typer._click import exceptions as click_exc
@@ -162,7 +168,8 @@ def main(argv: list[str] | None = None) -> None:
     try:
         rv = _app_for(args)(args=args, prog_name="collab", standalone_mode=False)
     except CollabError as exc:
-        _fail(str(exc), exc.exit_code, exc.kind, *_asks_for(args))
+        refused = exc.refused if isinstance(exc, InputRefused) else None
+        _fail(str(exc), exc.exit_code, exc.kind, *_asks_for(args), refused=refused)
     except click_exc.ClickException as exc:
         # Bad usage is one line too; say where the help is instead of printing it.
         ctx = getattr(exc, "ctx", None)
@@ -211,11 +218,19 @@ def _asks_for(args: list[str]) -> tuple[bool, bool]:
     return bool(opts.get("as_json")), opts.get("events") is not None
 
 
-def _fail(message: str, code: int, kind: str, as_json: bool, ndjson: bool = False) -> None:
+def _fail(
+    message: str,
+    code: int,
+    kind: str,
+    as_json: bool,
+    ndjson: bool = False,
+    *,
+    refused: str | None = None,
+) -> None:
     if as_json or ndjson:
         from collab.report import error_document
 
-        doc = error_document(kind, message, code)
+        doc = error_document(kind, message, code, refused)
         echo_json_line(doc) if ndjson and not as_json else echo_json(doc)
     else:
         from rich.text import Text

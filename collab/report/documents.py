@@ -143,12 +143,15 @@ def decision_input(state: RunState) -> dict[str, object]:
     return doc
 
 
-def error_document(kind: str, message: str, exit_code: int) -> dict[str, object]:
-    return {
-        "schema": "collab.error/1",
-        "error": {"kind": kind, "message": message},
-        "exit_code": exit_code,
-    }
+def error_document(
+    kind: str, message: str, exit_code: int, refused: str | None = None
+) -> dict[str, object]:
+    """``refused`` (optional): why an input was refused before anything was sent
+    (``context-budget`` or ``secret``: errors.InputRefused)."""
+    error: dict[str, object] = {"kind": kind, "message": message}
+    if refused is not None:
+        error["refused"] = refused
+    return {"schema": "collab.error/1", "error": error, "exit_code": exit_code}
 
 
 def presets_document(presets: Iterable[Preset]) -> dict[str, object]:

@@ -16,7 +16,7 @@ from typing import Any, get_args
 from collab.convergence import STOP_REASONS
 from collab.decision import DECISION_KINDS
 from collab.doctor import Level
-from collab.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_PREREQ, EXIT_USAGE
+from collab.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_PREREQ, EXIT_USAGE, Refusal
 from collab.gate import GATE_PROPERTIES, GATE_REQUIRED, GATE_SCHEMA
 from collab.ledger import ISSUE_JSON_SCHEMA
 from collab.options import DEPTHS, RunnerKind
@@ -197,7 +197,15 @@ ERROR = _doc(
     {
         "error": {
             "type": "object",
-            "properties": {"kind": {"type": "string"}, "message": {"type": "string"}},
+            "properties": {
+                "kind": {"type": "string"},
+                "message": {"type": "string"},
+                "refused": {
+                    "enum": list(get_args(Refusal)),
+                    "description": "Only when an input was refused before anything was sent: "
+                    "context over the budget, or a possible secret",
+                },
+            },
             "required": ["kind", "message"],
         },
         "exit_code": {"enum": [EXIT_FAILED, EXIT_USAGE, EXIT_PREREQ, EXIT_INTERRUPTED]},

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.conftest import FakeAgent, contract_block
+from tests.conftest import Cli, FakeAgent, contract_block
 from tests.fakes.github_server import FakeGitHub
 
 REPO = Path(__file__).resolve().parents[2]
@@ -154,6 +154,24 @@ def test_a_refused_diff_gives_one_comment_line(
     lines = body.strip().splitlines()
     assert lines[1] == "### collab did not run" and said in lines[3] and len(lines) == 4
     assert fake_agent.calls() == []
+    # An Action user cannot pass --allow-secrets: the advice says what they can do.
+    assert "--allow-secrets" not in res.stdout + body
+    if said == "secret":
+        assert lines[3].startswith("the pull request's diff:")
+        assert "take it out of the pull request" in lines[3]
+
+
+def test_the_secret_advice_names_what_an_action_user_can_do(tmp_path: Path) -> None:
+    advice = _load_action()._secret_advice
+    diff = tmp_path / "pull-request.diff"
+    many = (f"2 possible secrets in the debate inputs, nothing was sent: context file {diff}:3 "
+            "(AWS Access Key); context file app.env (named like a dotenv file) (pass "
+            "--allow-secrets to send them anyway)")  # fmt: skip
+    said = advice(many, diff)
+    assert "--allow-secrets" not in said and "take them out of the pull request" in said
+    assert said.startswith("2 possible secrets") and "the pull request's diff:3" in said
+    other = "topic line 1: looks like a secret: X (not sent; --allow-secrets, some day)"
+    assert advice(other, diff) == "topic line 1: looks like a secret: X"
 
 
 def test_a_comment_refused_is_a_warning_not_a_failed_job(
@@ -206,3 +224,130 @@ def test_a_shallow_checkout_says_how_to_fix_it(
     (line,) = [x for x in res.stdout.splitlines() if x.startswith("::error::")]
     assert "fetch-depth: 0" in line
     assert github.log == [] and fake_agent.calls() == []
+
+
+def test_a_long_topic_file_goes_whole_as_context(
+    fake_agent: FakeAgent, workspace: Path, github: FakeGitHub, tmp_path: Path
+) -> None:
+    rfc = workspace / "docs" / "rfcs" / "0008-long.md"
+    body = "# RFC 8: shard the catalogue\n\n" + "".join(
+        f"Paragraph {i}: the shards, the keys and the rebalancing.\n" for i in range(80)
+    )
+    assert len(body) > 2000
+    rfc.write_text(body)
+    git(workspace, "add", "-A")
+    git(workspace, "commit", "-qm", "rfc 8")
+    script_agent(fake_agent)
+    res, outputs = action(workspace, github, tmp_path, TOPIC_FILE="docs/rfcs/0008-long.md")
+    assert res.returncode == 0 and outputs["exit-code"] == "0", res.stdout + res.stderr
+    state = json.loads(Path(outputs["report-dir"], "state.json").read_text())
+    text = json.dumps(state)
+    assert "Paragraph 79: the shards" in text  # the whole file went, as context
+    topic = state["config"]["topic"]
+    assert len(topic) < 500 and "docs/rfcs/0008-long.md" in topic
+    assert "RFC 8: shard the catalogue" in topic
+
+
+def test_no_topic_is_a_usage_error_with_outputs(
+    fake_agent: FakeAgent, workspace: Path, github: FakeGitHub, tmp_path: Path
+) -> None:
+    res, outputs = action(workspace, github, tmp_path, TOPIC_FILE="", TOPIC="  ")
+    assert res.returncode == 0 and res.stderr == ""  # action.yml's last step exits 2
+    assert outputs == {"exit-code": "2"}
+    (line,) = res.stdout.splitlines()
+    assert line == "::error::collab: give the topic (topic) or a file with it (topic-file)"
+    assert github.log == [] and fake_agent.calls() == []
+
+
+def test_a_diff_with_invalid_utf8_is_decoded_with_replacement(
+    fake_agent: FakeAgent, workspace: Path, github: FakeGitHub, tmp_path: Path
+) -> None:
+    (workspace / "legacy.txt").write_bytes(b"caf\xe9 au lait\n")  # Latin-1, not UTF-8
+    git(workspace, "add", "-A")
+    git(workspace, "commit", "-qm", "latin-1")
+    script_agent(fake_agent)
+    res, outputs = action(workspace, github, tmp_path)
+    assert res.returncode == 0 and outputs["exit-code"] == "0", res.stdout + res.stderr
+    state = Path(outputs["report-dir"], "state.json").read_text(encoding="utf-8")
+    assert "caf\\ufffd au lait" in state or "caf\ufffd au lait" in state
+
+
+def _load_action() -> Any:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("collab_action_under_test", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize(
+    ("error", "refused"),
+    [({"kind": "usage", "message": "1 possible secret, looks like a secret: over the context "
+       "budget"}, False),  # collab's words, but no refused field: a plain usage error
+     ({"kind": "usage", "message": "nothing a phrase would match", "refused": "secret"}, True),
+     ({"kind": "usage", "message": "x", "refused": "context-budget"}, True),
+     ({"kind": "usage", "message": "x", "refused": "something-else"}, False)],
+)  # fmt: skip
+def test_the_action_reads_error_refused_not_the_message_s_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, error: dict[str, str], refused: bool
+) -> None:
+    doc = tmp_path / "doc.json"
+    doc.write_text(json.dumps({"schema": "collab.error/1", "error": error, "exit_code": 2}))
+    fake = tmp_path / "fake_collab.py"
+    fake.write_text(f"import sys\nsys.stdout.write(open({str(doc)!r}).read())\nsys.exit(2)\n")
+    mod = _load_action()
+    monkeypatch.setattr(mod, "_collab", lambda: [sys.executable, str(fake)])
+    out = tmp_path / "output.txt"
+    (tmp_path / "topic.md").write_text("Cache or not?")
+    env = {"GITHUB_OUTPUT": str(out), "GITHUB_WORKSPACE": str(tmp_path),
+           "RUNNER_TEMP": str(tmp_path), "INPUT_TOPIC_FILE": "topic.md", "INPUT_AGENT": "fake",
+           "INPUT_CONTEXT": "topic.md"}  # fmt: skip
+    assert mod.main(env) == 0
+    outputs = dict(line.split("=", 1) for line in out.read_text().splitlines())
+    assert outputs == ({"verdict": "not-run", "exit-code": "0"} if refused else {"exit-code": "2"})
+
+
+@pytest.mark.parametrize(
+    ("content", "budget", "refused"),
+    [("x" * 500, "100", "context-budget"),
+     ("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n", None, "secret"),
+     ("fine", None, None)],
+)  # fmt: skip
+def test_debate_json_errors_say_what_was_refused(
+    fake_agent: FakeAgent,
+    cli: Cli,
+    tmp_path: Path,
+    content: str,
+    budget: str | None,
+    refused: str | None,
+) -> None:
+    """The field the Action reads: ``error.refused`` in collab.error/1, valid per its schema."""
+    import jsonschema
+
+    from collab.report.schemas import ERROR
+
+    ctx = tmp_path / "ctx.txt"
+    ctx.write_text(content)
+    args = ["debate", "Cache or not?", "--context", str(ctx), "--agent", "fake", "--json"]
+    if budget:
+        args += ["--context-budget", budget]
+    if refused is None:
+        args += ["--preset", "no-such-preset"]  # a usage error that is not a refusal
+    code, out, _ = cli(*args)
+    doc = json.loads(out)
+    assert code == 2 and doc["schema"] == "collab.error/1"
+    assert doc["error"].get("refused") == refused
+    jsonschema.validate(doc, ERROR)
+
+
+def test_action_yml_rounds_and_depth_say_what_collab_accepts() -> None:
+    from collab.options import DEPTHS, MAX_ROUNDS, MIN_ROUNDS
+
+    inputs = yaml.safe_load((REPO / "action.yml").read_text())["inputs"]
+    rounds, depth = inputs["rounds"]["description"], inputs["depth"]["description"]
+    assert f"{MIN_ROUNDS}–{MAX_ROUNDS}" in rounds
+    assert all(d in depth for d in DEPTHS)
+    docs = (REPO / "docs" / "github-action.md").read_text()
+    assert f"{MIN_ROUNDS}–{MAX_ROUNDS}" in docs and all(f"`{d}`" in docs for d in DEPTHS)

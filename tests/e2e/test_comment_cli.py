@@ -148,3 +148,57 @@ def test_bad_setup_is_a_usage_error_and_posts_nothing(
     code, _, err = run(cli, "comment", run_id, "--github-pr", "7", *args)
     assert code == 2 and message in err and err.count("\n") == 1
     assert github.log == []
+
+
+def test_a_forged_marker_alone_is_never_edited(github: FakeGitHub, run_id: str, cli: Cli) -> None:
+    """With the workflow's token (a Bot), someone's comment carrying the marker is left as
+    it is: a new comment is created, and the next run edits that one."""
+    key = "rfc-7"
+    forged = github.seed(REPO, 7, marker(key) + "\nsomeone typed our marker", "User")
+    args = ["comment", run_id, "--github-pr", "7", "--comment-key", key]
+    code, out, _ = run(cli, *args)
+    assert code == 0 and out.startswith("comment created")
+    code, out, _ = run(cli, *args)
+    assert code == 0 and out.startswith("comment updated")
+    assert not any(f"comments/{forged}" in line for line in github.log)
+    forged_body, ours = github.bodies(REPO, 7)
+    assert forged_body.endswith("someone typed our marker") and "**Crux:**" in ours
+
+
+def test_a_personal_token_edits_its_own_login_s_comment_only(
+    github: FakeGitHub, run_id: str, cli: Cli
+) -> None:
+    github.login = "octo-dev"
+    key = "rfc-7"
+    mine = github.seed(REPO, 7, marker(key) + "\nold", "User", login="octo-dev")
+    forged = github.seed(REPO, 7, marker(key) + "\nforged", "User", login="mallory")
+    code, out, _ = run(cli, "comment", run_id, "--github-pr", "7", "--comment-key", key)
+    assert code == 0 and out.startswith("comment updated")
+    assert f"PATCH /repos/acme/widgets/issues/comments/{mine} -> 200" in github.log
+    assert "GET /user -> 200" in github.log
+    assert not any(f"comments/{forged}" in line for line in github.log)
+    assert github.bodies(REPO, 7)[1] == marker(key) + "\nforged"
+
+
+@pytest.mark.parametrize(
+    ("status", "headers", "message"),
+    [(403, {}, "You have exceeded a secondary rate limit. Please wait a few minutes before "
+      "you try again."),
+     (429, {}, "too many requests"),
+     (403, {"Retry-After": "60"}, "You have exceeded a secondary rate limit.")],
+)  # fmt: skip
+def test_a_secondary_rate_limit_is_waited_out_then_retried(
+    github: FakeGitHub, status: int, headers: dict[str, str], message: str
+) -> None:
+    """GitHub's secondary rate limit (a 403 or 429, with retry-after or only its message)
+    is waited out for SECONDARY_WAIT seconds, then the request goes again; the test's
+    sleep records the wait instead of waiting."""
+    from collab.github import SECONDARY_WAIT, Target, upsert_comment
+
+    assert SECONDARY_WAIT == 60
+    slept: list[float] = []
+    github.fail_next("GET", status, headers=headers, message=message)
+    target = Target.from_env(7, REPO)
+    posted = upsert_comment(target, marker("k"), marker("k") + "\nbody", sleep=slept.append)
+    assert posted.action == "created" and slept == [SECONDARY_WAIT]
+    assert [line.split(" -> ")[1] for line in github.log] == [str(status), "200", "201"]

@@ -3,7 +3,12 @@
 edited, as GitHub answers them (201/200 with ``id`` and ``html_url``; 422 for a body over
 65,536 characters; 401 for a wrong token; 404 for an unknown comment).
 
-- ``comments``: ``{(repo, number): [comment, …]}``, which a test may seed;
+- ``login``: None (the default) for a workflow's ``GITHUB_TOKEN``: comments are posted as
+  ``github-actions[bot]`` (``type: Bot``) and ``GET /user`` answers 403, as GitHub does for
+  an installation token; a login for a personal token: comments are posted as that
+  ``User`` and ``GET /user`` answers it;
+- ``comments``: ``{(repo, number): [comment, …]}``, which a test may seed
+  (``seed(…, user_type=, login=)`` says who wrote one);
 - ``fail_next(method, status, headers=…, message=…)``: the next such request answers so
   (a 403, a 422, a rate limit);
 - ``log``: every request as ``"METHOD /path?query -> status"`` (never a header), and
@@ -37,6 +42,7 @@ class _Failure:
 @dataclass
 class FakeGitHub:
     token: str
+    login: str | None = None
     page_size_cap: int = 100
     comments: dict[tuple[str, int], list[dict[str, Any]]] = field(default_factory=dict)
     log: list[str] = field(default_factory=list)
@@ -93,9 +99,12 @@ class FakeGitHub:
     ) -> None:  # fmt: skip
         self._failures.append(_Failure(method, status, headers or {}, message))
 
-    def seed(self, repo: str, number: int, body: str, user_type: str = "User") -> int:
+    def seed(
+        self, repo: str, number: int, body: str, user_type: str = "User",
+        login: str | None = None,
+    ) -> int:  # fmt: skip
         with self._lock:
-            return self._add(repo, number, body, user_type)
+            return self._add(repo, number, body, user_type, login)
 
     def bodies(self, repo: str, number: int) -> list[str]:
         return [c["body"] for c in self.comments.get((repo, number), [])]
@@ -127,6 +136,10 @@ class FakeGitHub:
                 return f.status, {"message": f.message}, f.headers
         if h.headers.get("Authorization") != f"Bearer {self.token}":
             return 401, {"message": "Bad credentials"}, {}
+        if path == "/user" and method == "GET":
+            if self.login is None:
+                return 403, {"message": "Resource not accessible by integration"}, {}
+            return 200, {"login": self.login, "type": "User"}, {}
         listing, one = _LIST.match(path), _ONE.match(path)
         if listing and method == "GET":
             key = (listing.group(1), int(listing.group(2)))
@@ -144,7 +157,8 @@ class FakeGitHub:
             text = json.loads(raw or b"{}").get("body", "")
             if len(text) > MAX_BODY:
                 return 422, {"message": "Validation Failed: body is too long"}, {}
-            cid = self._add(listing.group(1), int(listing.group(2)), text, "Bot")
+            who = "Bot" if self.login is None else "User"
+            cid = self._add(listing.group(1), int(listing.group(2)), text, who, self.login)
             return 201, self._find(cid), {}
         if one and method == "PATCH":
             found = self._find(int(one.group(2)))
@@ -157,14 +171,16 @@ class FakeGitHub:
             return 200, found, {}
         return 404, {"message": "Not Found"}, {}
 
-    def _add(self, repo: str, number: int, body: str, user_type: str) -> int:
+    def _add(
+        self, repo: str, number: int, body: str, user_type: str, login: str | None = None
+    ) -> int:
         self._next_id += 1
         cid = self._next_id
+        login = login or ("github-actions[bot]" if user_type == "Bot" else "someone")
         self.comments.setdefault((repo, number), []).append({
             "id": cid,
             "body": body,
-            "user": {"login": "github-actions[bot]" if user_type == "Bot" else "someone",
-                     "type": user_type},
+            "user": {"login": login, "type": user_type},
             "html_url": f"https://github.test/{repo}/pull/{number}#issuecomment-{cid}",
         })  # fmt: skip
         return cid
