@@ -55,10 +55,13 @@ def user_text(text: str, what: str, limit: int = MAX_DECISION_CHARS) -> str:
     return out
 
 
-def resolve_choice(choice: str, options: Sequence[str]) -> tuple[str | None, str]:
-    """``(option id, text)`` for ``--choice``: with options, an id (``O2``, any case) or an
-    option's exact text, else a UsageError listing them; without, free text."""
-    text = user_text(choice, "--choice")
+def resolve_choice(
+    choice: str, options: Sequence[str], name: str = "--choice"
+) -> tuple[str | None, str]:
+    """``(option id, text)`` for ``--choice`` (``name``, as the surface spells it): with
+    options, an id (``O2``, any case) or an option's exact text, else a UsageError listing
+    them; without, free text."""
+    text = user_text(choice, name)
     if not options:
         return None, text
     ids = option_ids(options)
@@ -71,7 +74,7 @@ def resolve_choice(choice: str, options: Sequence[str]) -> tuple[str | None, str
         if text == option.strip():
             return oid, option
     listed = "; ".join(f"{i} {o}" for i, o in zip(ids, options, strict=True))
-    raise UsageError(f"--choice must name one of the run's options: {listed} (got {text!r})")
+    raise UsageError(f"{name} must name one of the run's options: {listed} (got {text!r})")
 
 
 def current(

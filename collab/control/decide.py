@@ -17,6 +17,7 @@ from collab.decision import HumanDecision, resolve_choice, user_text
 from collab.errors import StorageError, UsageError
 from collab.eventlog import append_event
 from collab.events import Decided
+from collab.options import Surface, spell
 from collab.report import write_reports
 from collab.secret_scan import ensure_no_secrets
 from collab.state import RunState, load_state
@@ -45,30 +46,35 @@ def record_decision(
     outcome: str | None = None,
     by: str | None = None,
     warn: Callable[[str], None] | None = None,
+    surface: Surface = "cli",
 ) -> RunState:
     """Append a choice (``choice``, ``why``) or an outcome to run ``run_id`` (a full id).
     Once state.json is saved, an events file or report that cannot be written is told to
-    ``warn`` (the decision is kept either way)."""
+    ``warn`` (the decision is kept either way). Messages name an argument as ``surface``
+    spells it."""
+    name = {k: spell(k, surface) for k in ("choice", "outcome", "why")}
     if (choice is None) == (outcome is None):
-        raise UsageError("give --choice (the decision) or --outcome (how it turned out)")
+        raise UsageError(
+            f"give {name['choice']} (the decision) or {name['outcome']} (how it turned out)"
+        )
     if outcome is not None and why is not None:
-        raise UsageError("--why goes with --choice")
+        raise UsageError(f"{name['why']} goes with {name['choice']}")
     who = user_text(by or decider(), "the decider's name", MAX_BY_CHARS)
     run_dir = RunDir(run_id)
     state = load_state(run_dir)  # an unknown or damaged run says so before the lock
     with run_dir.locked(steering=True):
         state = load_state(run_dir)
         if choice is not None:
-            option, text = resolve_choice(choice, _options(state))
-            reason = None if why is None else user_text(why, "--why")
+            option, text = resolve_choice(choice, _options(state), name["choice"])
+            reason = None if why is None else user_text(why, name["why"])
             entry = HumanDecision("choice", text, who, _now(), option=option, why=reason)
         else:
             assert outcome is not None
-            entry = HumanDecision("outcome", user_text(outcome, "--outcome"), who, _now())
+            entry = HumanDecision("outcome", user_text(outcome, name["outcome"]), who, _now())
         ensure_no_secrets(
             "",
             [],
-            others=[(f"--{entry.kind}", entry.text), ("--why", entry.why or "")],
+            others=[(name[entry.kind], entry.text), (name["why"], entry.why or "")],
             remedy="remove",
         )
         state.decisions.append(entry)

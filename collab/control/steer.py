@@ -19,6 +19,7 @@ from collab.doctor import check_prerequisites
 from collab.errors import UsageError
 from collab.eventlog import Sink, append_event
 from collab.events import RoundsAdded
+from collab.options import Surface, spell
 from collab.orchestrator import EVENTS_FILE, Orchestrator
 from collab.prices import fmt_cost
 from collab.prompts import MAX_NOTE_CHARS, MAX_QUESTION_CHARS
@@ -35,7 +36,7 @@ DEBATERS: tuple[FollowUpSeat, ...] = ("A", "B")
 
 
 def seats_of(
-    seat: str | None, debaters: tuple[FollowUpSeat, ...] = DEBATERS
+    seat: str | None, debaters: tuple[FollowUpSeat, ...] = DEBATERS, surface: Surface = "cli"
 ) -> tuple[FollowUpSeat, ...]:
     """``--seat``: one of the run's seats (``debaters``) or judge (any case); none named is
     every debater."""
@@ -49,7 +50,8 @@ def seats_of(
             return (known,)
     hint = did_you_mean(name, known_seats, "")  # only this run's seats
     which = ", ".join(debaters)
-    raise UsageError(f"--seat must be {which} or judge, got {seat!r}" + (hint and f"; {hint}"))
+    flag = spell("seat", surface)
+    raise UsageError(f"{flag} must be {which} or judge, got {seat!r}" + (hint and f"; {hint}"))
 
 
 def question_text(question: str) -> str:
@@ -58,21 +60,23 @@ def question_text(question: str) -> str:
     return text
 
 
-def note_text(note: str | None) -> str | None:
+def note_text(note: str | None, surface: Surface = "cli") -> str | None:
     if note is None:
         return None
-    text = user_text(note, "--note", MAX_NOTE_CHARS)
-    ensure_no_secrets("", [], others=[("--note", text)], remedy="remove")
+    name = spell("note", surface)
+    text = user_text(note, name, MAX_NOTE_CHARS)
+    ensure_no_secrets("", [], others=[(name, text)], remedy="remove")
     return text
 
 
-def check_cost(state: RunState, what: str) -> None:
+def check_cost(state: RunState, what: str, surface: Surface = "cli") -> None:
     """Refused once the run's total (follow-ups included) has reached its --max-cost."""
     cap = state.config.max_cost
     spent = state.cost_usd() or 0.0
     if cap is not None and spent >= cap:
         raise UsageError(
-            f"run {state.run_id} has spent {fmt_cost(spent)} of its --max-cost ${cap:g}: no {what}"
+            f"run {state.run_id} has spent {fmt_cost(spent)} of its {spell('max_cost', surface)} "
+            f"${cap:g}: no {what}"
         )
 
 
@@ -83,20 +87,22 @@ def ask_seats(
     event_sinks: Sequence[Sink] = (),
     *,
     max_cost: float | None = None,
+    surface: Surface = "cli",
 ) -> list[FollowUp]:
     """Ask ``seat`` (None: every debater at once) ``question`` about run ``run_id``; the
-    answers are kept as follow-ups. ``max_cost`` (MCP's cap) bounds the run's total too."""
-    seats_of(seat, SEATS)  # a seat no run has is refused before the run is read
+    answers are kept as follow-ups. ``max_cost`` (MCP's cap) bounds the run's total too.
+    Messages name an option as ``surface`` spells it."""
+    seats_of(seat, SEATS, surface)  # a seat no run has is refused before the run is read
     text = question_text(question)
     run_dir = RunDir(run_id)
     state = load_state(run_dir)
-    seats = seats_of(seat, state.seats)
+    seats = seats_of(seat, state.seats, surface)
     if not state.turns:
         raise UsageError(f"run {run_id} has no turns yet: nothing to ask about")
     if max_cost is not None:
         cap = min(max_cost, state.config.max_cost or max_cost)
         state.config = replace(state.config, max_cost=cap)
-    check_cost(state, "follow-up")
+    check_cost(state, "follow-up", surface)
     ready = check_prerequisites(state.config)
     orch = Orchestrator(
         state,
@@ -109,7 +115,13 @@ def ask_seats(
     return orch.ask(text, seats)  # refused (exit 2) while the run is being driven
 
 
-def extend(state: RunState, rounds: int, note: str | None, when: str | None = None) -> RunState:
+def extend(
+    state: RunState,
+    rounds: int,
+    note: str | None,
+    when: str | None = None,
+    surface: Surface = "cli",
+) -> RunState:
     """``state`` made ready for ``rounds`` more rounds: the Judge's summary kept as
     superseded, the stop reason cleared, the note recorded for those rounds. Pure."""
     rid = state.run_id
@@ -119,7 +131,8 @@ def extend(state: RunState, rounds: int, note: str | None, when: str | None = No
             f"finish this one first with collab resume {rid}"
         )
     if not 1 <= rounds <= MAX_ROUNDS_PER_CONTINUE:
-        raise UsageError(f"--rounds must be 1–{MAX_ROUNDS_PER_CONTINUE}, got {rounds}")
+        flag = spell("rounds", surface)
+        raise UsageError(f"{flag} must be 1–{MAX_ROUNDS_PER_CONTINUE}, got {rounds}")
     held = state.rounds_done()
     if held + rounds > MAX_ROUNDS_TOTAL:
         raise UsageError(
@@ -138,18 +151,23 @@ def extend(state: RunState, rounds: int, note: str | None, when: str | None = No
 
 
 def prepare_continue(
-    run_id: str, rounds: int, note: str | None, *, max_cost: float | None = None
+    run_id: str,
+    rounds: int,
+    note: str | None,
+    *,
+    max_cost: float | None = None,
+    surface: Surface = "cli",
 ) -> tuple[RunState, RunDir]:
     """Validate and save the continue (under the run's lock); the caller drives it.
     ``max_cost`` (MCP's cap) bounds the run's total too."""
-    text = note_text(note)
+    text = note_text(note, surface)
     run_dir = RunDir(run_id)
     with run_dir.locked(steering=True):
-        state = extend(load_state(run_dir), rounds, text)
+        state = extend(load_state(run_dir), rounds, text, surface=surface)
         if max_cost is not None:
             cap = min(max_cost, state.config.max_cost or max_cost)
             state.config = replace(state.config, max_cost=cap)
-        check_cost(state, "more rounds")
+        check_cost(state, "more rounds", surface)
         run_dir.save(state.to_dict())
         c = state.continues[-1]
         append_event(run_dir.path / EVENTS_FILE, RoundsAdded(c.after_round + 1, c.rounds, c.note))

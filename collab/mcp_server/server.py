@@ -33,6 +33,7 @@ from collab.control.progress import Change
 from collab.control.status import WAIT_POLL
 from collab.doctor import check_prerequisites
 from collab.errors import CollabError, UsageError
+from collab.events import Logged, RunWarning
 from collab.mcp_server.args import McpLimits, debate_request, load_limits
 from collab.mcp_server.follow import follow
 from collab.mcp_server.slots import holding_slot, live_runs, start_within_cap
@@ -221,10 +222,18 @@ class CollabServer:
         rid = run_dir.run_id
 
         def ask() -> dict[str, object]:
+            told: list[str] = []
+
+            def warned(logged: Logged) -> None:
+                if isinstance(logged.event, RunWarning):
+                    told.append(logged.event.text)
+
             # A slot for as long as the follow-up runs: it counts against max_concurrent.
             with holding_slot(limits.max_concurrent, rid):
-                steer.ask_seats(rid, question, seat, max_cost=limits.max_cost)
-            return control.result_of(rid)
+                steer.ask_seats(
+                    rid, question, seat, [warned], max_cost=limits.max_cost, surface="mcp"
+                )
+            return _warned(control.result_of(rid), told)
 
         return await anyio.to_thread.run_sync(ask)
 
@@ -242,7 +251,7 @@ class CollabServer:
 
         def go() -> tuple[str, dict[str, object]]:
             check_prerequisites(load_state(run_dir).config)  # before anything changes
-            steer.prepare_continue(rid, rounds, note, max_cost=limits.max_cost)
+            steer.prepare_continue(rid, rounds, note, max_cost=limits.max_cost, surface="mcp")
             control.drive_detached(run_dir, cwd=root, reap=True)
             return rid, control.status_document(run_dir)
 
@@ -262,8 +271,12 @@ class CollabServer:
         by = f"mcp:{_client_name(ctx)}"
 
         def decide() -> dict[str, object]:
-            state = record_decision(run_dir.run_id, choice=choice, why=why, outcome=outcome, by=by)
-            return result_document(state, run_dir)
+            told: list[str] = []
+            state = record_decision(
+                run_dir.run_id, choice=choice, why=why, outcome=outcome, by=by,
+                warn=told.append, surface="mcp",
+            )  # fmt: skip
+            return _warned(result_document(state, run_dir), told)
 
         return await anyio.to_thread.run_sync(decide)
 
@@ -303,6 +316,14 @@ class CollabServer:
             "workdir": str(self.workdir),
             "config": str(config_path()),
         }
+
+
+def _warned(doc: dict[str, object], told: list[str]) -> dict[str, object]:
+    """The result document, with what went wrong after the save (an events file or a
+    report not written: the follow-up or the decision is kept) as its ``warnings``."""
+    if told:
+        doc["warnings"] = [clean(text) for text in told]
+    return doc
 
 
 def _run_id(args: Args, all_runs: bool) -> str:

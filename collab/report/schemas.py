@@ -565,6 +565,8 @@ _V2 |= {
     "family_note": _STR_OR_NULL,
     "seats_answered": {"type": "array", "items": {"type": "array", "items": {"enum": list(SIDES)}}},
     "seats": {"type": "array", "items": SEAT_JSON_SCHEMA, "minItems": 2, "maxItems": 5},
+    # optional: over MCP, what failed after a follow-up or a decision was saved
+    "warnings": {"type": "array", "items": {"type": "string"}},
 }
 _V2["ledger"]["items"]["properties"]["tally"] = TALLY_JSON_SCHEMA
 _V2["roles"]["properties"] |= dict.fromkeys(SIDES[2:], _SEAT)

@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from jsonschema import validate
 
+from collab.report.schemas import SCHEMAS
 from collab.store import RunDir
 from tests.conftest import Cli, FakeAgent
 from tests.e2e import test_cli as tc
@@ -286,11 +288,19 @@ def test_mcp_ask_decide_continue(fake_agent: FakeAgent) -> None:
             seen["decided"] = await doc_of(s, "debate_decide", run_id=rid, choice="sessions",
                                            why="revocation")  # fmt: skip
             seen["continued"] = await doc_of(s, "debate_continue", run_id=rid, note=NOTE)
-            again = await call(s, "debate_continue", run_id=rid, rounds=9)
-            seen["bad_rounds"] = (again.is_error, text_of(again))
             await poll(status, lambda d: d["phase"] in ("finished", "stopped") and
                        d["rounds"]["done"] == 3)  # fmt: skip
             seen["last"] = await doc_of(s, "debate_result", run_id=rid)
+            too_many = await call(s, "debate_continue", run_id=rid, rounds=9)
+            seen["bad_rounds"] = (too_many.is_error, text_of(too_many))
+            neither = await call(s, "debate_decide", run_id=rid)
+            seen["neither"] = (neither.is_error, text_of(neither))
+            nul = await call(s, "debate_continue", run_id=rid, note="a\x00b")
+            seen["nul"] = (nul.is_error, text_of(nul))
+            transcript = RunDir(rid).path / "transcript.md"
+            transcript.unlink()
+            transcript.mkdir()  # the reports cannot be rewritten: the outcome is kept anyway
+            seen["warned"] = await doc_of(s, "debate_decide", run_id=rid, outcome="it held")
 
     anyio.run(go)
     first, asked, last = seen["first"], seen["asked"], seen["last"]
@@ -300,7 +310,15 @@ def test_mcp_ask_decide_continue(fake_agent: FakeAgent) -> None:
     (decision,) = seen["decided"]["decisions"]
     assert decision["text"] == "sessions" and decision["by"].startswith("mcp:")
     assert seen["continued"]["schema"] == "collab.status/1" and "next" in seen["continued"]
-    assert seen["bad_rounds"][0] and "rounds" in seen["bad_rounds"][1]
+    # messages name the arguments as MCP spells them, not the command line's flags
+    assert seen["bad_rounds"] == (True, "rounds must be 1–7, got 9")
+    assert seen["neither"] == (True, "give choice (the decision) or outcome (how it turned out)")
+    assert seen["nul"] == (True, "note contains a NUL byte")
+    warned = seen["warned"]
+    assert warned["decisions"][-1]["text"] == "it held"
+    assert len(warned["warnings"]) == 1 and "transcript.md" in warned["warnings"][0]
+    assert "warnings" not in seen["decided"]
+    validate(warned, SCHEMAS["collab.result/2"])
     assert last["judge"]["markdown"].startswith(SECOND)
     assert [j["markdown"] for j in last["superseded_judges"]] == [first["judge"]["markdown"]]
     assert last["continues"][0]["note"] == NOTE and len(last["decisions"]) == 1

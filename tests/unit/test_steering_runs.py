@@ -13,8 +13,8 @@ from collab.control import ops
 from collab.control.decide import record_decision
 from collab.control.progress import Progress
 from collab.control.status import status_document, wait_for_change
-from collab.control.steer import extend, prepare_continue, seats_of
-from collab.decision import HumanDecision
+from collab.control.steer import extend, note_text, prepare_continue, seats_of
+from collab.decision import HumanDecision, resolve_choice
 from collab.errors import UsageError
 from collab.events import (
     Decided,
@@ -28,6 +28,7 @@ from collab.events import (
     RunWarning,
     Text,
 )
+from collab.options import Surface, spell
 from collab.orchestrator import Orchestrator
 from collab.runners.base import TurnJob
 from collab.runners.inprocess import SCRIPTED_AGENTS, InProcessRunner, Reply, script
@@ -285,3 +286,26 @@ def test_an_unknown_seat_suggests_only_the_runs_own(seat: str, hint: str | None)
     with pytest.raises(UsageError) as err:
         seats_of(seat, ("A", "B"))
     assert str(err.value) == f"--seat must be A, B or judge, got {seat!r}{hint}"
+
+
+@pytest.mark.parametrize("surface", ["cli", "mcp"])
+def test_steering_messages_name_arguments_as_the_surface_spells_them(surface: Surface) -> None:
+    """The CLI's flags on the command line; over MCP, the tool's argument names."""
+    name = {k: spell(k, surface) for k in ("seat", "note", "rounds", "choice", "outcome", "why")}
+    state = debated(2).state
+    rid = state.run_id
+    refused = [
+        (lambda: seats_of("Z", ("A", "B"), surface), f"{name['seat']} must be A, B or judge"),
+        (lambda: note_text("a\x00b", surface), f"{name['note']} contains a NUL byte"),
+        (lambda: extend(state, 9, None, surface=surface), f"{name['rounds']} must be 1–7"),
+        (lambda: record_decision(rid, surface=surface),
+         f"give {name['choice']} (the decision) or {name['outcome']}"),
+        (lambda: record_decision(rid, outcome="x", why="y", surface=surface),
+         f"{name['why']} goes with {name['choice']}"),
+        (lambda: resolve_choice("O3", ("a", "b"), name["choice"]),
+         f"{name['choice']} must name one of the run's options"),
+    ]  # fmt: skip
+    for call, message in refused:
+        with pytest.raises(UsageError) as err:
+            call()
+        assert str(err.value).startswith(message), str(err.value)
