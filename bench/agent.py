@@ -124,14 +124,23 @@ def debater_reply(seed: int = 1, prose_chars: int = 900) -> str:
     return prose(prose_chars, seed) + "\n\n" + contract_block(new)
 
 
+def judge_sections(seed: int = 1, chars: int = 40) -> str:
+    """Every section collab requires of a Judge's answer (``REQUIRED_SECTIONS``, read from
+    collab so a new one cannot be missed), each heading over ``chars`` of prose. Without
+    them the Judge is asked again and then summarised from the ledger (a fallback the
+    benches refuse to time)."""
+    from collab.judge.answer import REQUIRED_SECTIONS
+
+    return "\n\n".join(
+        f"## {section.headings['en']}\n{prose(chars, seed + k)}"
+        for k, section in enumerate(REQUIRED_SECTIONS)
+    )
+
+
 def any_seat_reply(seed: int = 1) -> str:
     """One reply for every seat of a bench debate: the Judge's required sections (it is
     retried without them) over a debater's prose (~700 chars) and contract."""
-    judge = "\n\n".join(
-        f"## {name}\n{prose(40, seed + k)}"
-        for k, name in enumerate(("TL;DR", "Crux", "Minority report", "Open disagreements"))
-    )
-    return judge + "\n\n" + debater_reply(seed, prose_chars=700)
+    return judge_sections(seed) + "\n\n" + debater_reply(seed, prose_chars=700)
 
 
 @dataclass(frozen=True)

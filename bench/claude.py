@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bench.agent import debater_reply
+from bench.agent import any_seat_reply, debater_reply
 from bench.env import Ctx
-from bench.inproc import RunnerCall, timed_debate
+from bench.inproc import RunnerCall, how_it_ended, timed_debate
 from bench.procs import run_cmd
 from bench.results import BenchResult, le, spread
 from bench.stats import median, percentile, summary
@@ -56,7 +56,9 @@ def run(ctx: Ctx) -> BenchResult:
     pairs: list[Pair] = []
     old_cwd = Path.cwd()
     with FakeAnthropic() as server:
-        server.default(Reply(text=debater_reply(seed=7)))
+        # Every seat, the Judge too, takes the same instant reply: it carries the Judge's
+        # required sections (without them the Judge is asked again, then falls back).
+        server.default(Reply(text=any_seat_reply(seed=7)))
         env = claude_full_env(server.url, home, ctx.env.base_env())
         env["PATH"] = f"{Path(binary).parent}{os.pathsep}{env.get('PATH', '')}"
         prompt = work / "prompt.txt"
@@ -197,11 +199,7 @@ def _debate(env: dict[str, str], between: Callable[[], float]) -> list[Pair]:
     outcome = debate.run()
     st = outcome.state
     if st.status != "done" or st.judge is None or st.judge.fallback:
-        fallback = st.judge is not None and st.judge.fallback
-        raise RuntimeError(
-            f"claude debate: status {st.status}, error {st.error}, judge "
-            + ("fell back" if fallback else "missing" if st.judge is None else "answered")
-        )
+        raise RuntimeError(f"claude debate: {how_it_ended(st)}")
     if any(t.reask is not None for t in st.turns):
         raise RuntimeError("claude debate: a turn was re-asked")
     if len(calls) != len(timer.done):

@@ -62,6 +62,14 @@ def new_run(cfg: DebateConfig, status: RunStatus = "running") -> tuple[RunState,
     return state, run_dir
 
 
+def how_it_ended(st: RunState) -> str:
+    """How a debate a bench will not time ended: its status, its error (if any), and the
+    Judge (answered, fell back to the ledger summary, or missing)."""
+    judge = "missing" if st.judge is None else "fell back" if st.judge.fallback else "answered"
+    error = f"error {st.error}, " if st.error else ""
+    return f"status {st.status}, {error}judge {judge}"
+
+
 def timed_debate(
     topic: str,
     agent: str,

@@ -32,10 +32,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bench.agent import contract_block, debater_reply, prose
+from bench.agent import any_seat_reply, contract_block, judge_sections, prose
 from bench.env import Ctx
 from bench.fakeclaude import RealClaude, real_claude, unavailable
-from bench.inproc import RunnerCall, timed_debate
+from bench.inproc import RunnerCall, how_it_ended, timed_debate
 from bench.results import BenchResult, le, spread
 from bench.stats import median, summary
 
@@ -190,12 +190,13 @@ def _latency_debate(ctx: Ctx, rc: RealClaude, d: int) -> list[Latency]:
         point = (prose(24, d * 10 + k), prose(30, d * 10 + k + 5))
         return f"{_marker(d, step)} {prose(40, d + k)}\n\n" + contract_block([point])
 
-    srv.add_rule(JUDGE, [_slow(f"{_marker(d, 'judge')} TL;DR: sessions, for now.")])
+    # The Judge's required sections, short (a word every WORD_DELAY): without them it is
+    # asked again, a request more than the turns, and then falls back.
+    srv.add_rule(JUDGE, [_slow(f"{_marker(d, 'judge')}\n\n{judge_sections(d, chars=12)}")])
     for rule, side in ((ROLE_A, "A"), (ROLE_B, "B")):
         srv.add_rule(rule, [_slow(reply(s, k)) for k, s in enumerate(steps[side])])
     srv.default(_slow("unexpected prompt"))
-    order = [s for pair in zip(steps["A"], steps["B"], strict=True) for s in pair] + ["judge"]
-    markers = {s: _marker(d, s) for s in order}
+    markers = {s: _marker(d, s) for s in (*steps["A"], *steps["B"], "judge")}
 
     class Seen:
         """The first text event of each turn (a turn's first words go out at once)."""
@@ -233,7 +234,11 @@ def _latency_debate(ctx: Ctx, rc: RealClaude, d: int) -> list[Latency]:
         poller.join(timeout=5)
     st = outcome.state
     if st.status != "done" or st.judge is None or st.judge.fallback:
-        raise RuntimeError(f"stream debate: status {st.status}, error {st.error}")
+        raise RuntimeError(f"stream debate: {how_it_ended(st)}")
+    # The order the turns were taken in, as the run recorded it: turns rotate, so B
+    # opens round 2 (collab.seats.round_order).
+    taken = [f"r{r}-{side}" for r in range(1, LATENCY_ROUNDS + 1) for side in st.order_of(r)]
+    order = [*taken, "judge"]
     sent = srv.first_text_at[n0:]
     if len(sent) != len(order) or len(srv.requests) != len(order) or srv.default_count:
         raise RuntimeError(
@@ -326,7 +331,7 @@ def _specs() -> dict[str, AgentSpec]:
 def _instant_reply() -> Any:
     from tests.fakes import Reply
 
-    return Reply(text=debater_reply(seed=7))
+    return Reply(text=any_seat_reply(seed=7))  # the Judge's sections too
 
 
 @dataclass(frozen=True)
@@ -384,5 +389,5 @@ def _overhead_debate(rc: RealClaude, spec: AgentSpec) -> list[Pair]:
     )  # fmt: skip
     st = orch.run().state
     if st.status != "done" or st.judge is None or st.judge.fallback:
-        raise RuntimeError(f"{spec.name} debate: status {st.status}, error {st.error}")
+        raise RuntimeError(f"{spec.name} debate: {how_it_ended(st)}")
     return pairs

@@ -99,7 +99,12 @@ def gate(
         status = doc.get("status")
         if status == "interrupted":
             raise Interrupted(f"run {run_id} was interrupted: collab resume {run_id}, then gate")
-        err = CollabError(f"run {run_id} did not finish ({status}): no gate; {doc.get('error')}")
+        # Its error when it saved one (a driver that died before it began saved none),
+        # then how to go on: any run that did not finish can be resumed.
+        error = doc.get("error")
+        said = [f"run {run_id} did not finish ({status}): no gate"]
+        said += [str(error)] if error else []
+        err = CollabError("; ".join([*said, f"collab resume {run_id}, then gate"]))
         err.exit_code = _run_exit_code(doc) or EXIT_FAILED
         raise err
     if as_json:

@@ -52,9 +52,11 @@ class _Answers:
                 sys.stderr.write(f"warning: {ev.text}\n")
 
     def _finished(self, ev: FollowupFinished) -> None:
-        if self.streamed:
-            failed = f"\n({ev.status}) {clean(ev.answer)}\n"
-            sys.stdout.write("\n" if ev.status == "ok" else failed)
+        if ev.status != "ok":  # no answer: the command ends on the line saying why
+            if self.streamed:
+                sys.stdout.write("\n")
+        elif self.streamed:
+            sys.stdout.write("\n")
         elif self.streaming:
             sys.stdout.write(f"{clean(ev.answer)}\n")
         else:
@@ -96,16 +98,22 @@ def ask(
 ) -> None:
     """Ask a seat of a finished (or stopped) debate a follow-up question; the answer is
     kept with the run and leaves the ledger and the verdict as they were."""
-    from collab.control.steer import ask_seats, seats_of
+    from collab.control.steer import ask_seats, failed_followups, seats_of
+    from collab.errors import EXIT_FAILED, CollabError
     from collab.report import result_document
     from collab.seats import SEATS
     from collab.state import load_state
     from collab.store import RunDir
 
     streaming = not as_json and len(seats_of(seat, SEATS)) == 1
-    ask_seats(run_id, question, seat, [_warnings] if as_json else [_Answers(streaming)])
-    if as_json:
+    answers = ask_seats(run_id, question, seat, [_warnings] if as_json else [_Answers(streaming)])
+    failed = failed_followups(run_id, answers)
+    if as_json:  # the one document: each follow-up's error is in it
         echo_json(result_document(load_state(RunDir(run_id)), RunDir(run_id)))
+        if failed is not None:
+            raise typer.Exit(EXIT_FAILED)
+    elif failed is not None:
+        raise CollabError(failed)  # exit 1, one line
 
 
 def decide(

@@ -1,13 +1,15 @@
 """Follow-up on a run started elsewhere: its result once it has ended, and stopping it
-the way Ctrl-C does (SIGTERM to its driver: agents stopped, state saved, resumable)."""
+the way Ctrl-C does (SIGTERM to its driver: agents stopped, state saved, resumable; a
+driver stopped before it could save, cancel saves for it)."""
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 from collab.control.liveness import driver_of, pid_alive
 from collab.control.status import status_document
-from collab.errors import UsageError
+from collab.errors import RunLockedError, UsageError
 from collab.report import result_document
 from collab.runners.detach import stop_driver
 from collab.state import RunState, load_state
@@ -65,7 +67,23 @@ def cancel_run(run_id: str, wait: float = CANCEL_WAIT) -> dict[str, object]:
         end = time.monotonic() + wait
         while pid_alive(pid) and time.monotonic() < end:
             time.sleep(_POLL)
+        if not pid_alive(pid):
+            _settle_unstarted(run_dir)
     return status_document(run_dir)
+
+
+def _settle_unstarted(run_dir: RunDir) -> None:
+    """A driver signalled while still starting (importing, before its SIGTERM handler)
+    dies of Python's default action without saving: its run would stay "pending" with
+    nobody to drive it. Save it "interrupted", as the handler would have (resumable).
+    A run the driver did take over has left "pending" already; one another process
+    drives now holds the lock, and is left to it."""
+    with contextlib.suppress(RunLockedError), run_dir.locked():
+        state = load_state(run_dir)
+        if state.status == "pending":
+            state.status = "interrupted"
+            state.error = "interrupted"
+            run_dir.save(state.to_dict())
 
 
 def _wait_gone(run_dir: RunDir, wait: float) -> None:

@@ -23,6 +23,7 @@ from collab.options import Surface, spell
 from collab.orchestrator import EVENTS_FILE, Orchestrator
 from collab.prices import fmt_cost
 from collab.prompts import MAX_NOTE_CHARS, MAX_QUESTION_CHARS
+from collab.report.steering import followup_error
 from collab.runners import runner_factory
 from collab.seats import SEATS
 from collab.secret_scan import ensure_no_secrets
@@ -113,6 +114,19 @@ def ask_seats(
         event_sinks=event_sinks,
     )
     return orch.ask(text, seats)  # refused (exit 2) while the run is being driven
+
+
+def failed_followups(run_id: str, answers: Sequence[FollowUp]) -> str | None:
+    """The one line a ``collab ask`` whose calls failed ends with; None if all answered.
+    A failed follow-up is kept with the run (its status says so), so asking again is safe."""
+    failed = [
+        f"follow-up to {'the Judge' if f.seat == 'judge' else f'Role {f.seat}'} failed: {why}"
+        for f in answers
+        if (why := followup_error(f)) is not None
+    ]
+    if not failed:
+        return None
+    return "; ".join([*failed, f"ask again with collab ask {run_id}"])
 
 
 def extend(

@@ -14,6 +14,7 @@ from collab.ledger import counts, ledger_to_dict, open_blocking
 from collab.outcome import shown_stop_reason
 from collab.panel import issue_tallies, one_family_note, seat_infos
 from collab.presets import Preset
+from collab.report.steering import followup_error
 from collab.state import RunState
 from collab.stats import run_stats
 from collab.store import RunDir
@@ -104,7 +105,7 @@ def result_document(state: RunState, run_dir: RunDir) -> dict[str, object]:
         "decisions": [d.to_dict() for d in state.decisions],
         "followups": [
             {"seat": f.seat, "question": f.question, "answer": f.answer, "status": f.status,
-             "after_round": f.after_round, "when": f.when,
+             "error": followup_error(f), "after_round": f.after_round, "when": f.when,
              "cost_usd": None if f.meta is None else f.meta.cost_usd}
             for f in state.followups
         ],

@@ -157,6 +157,11 @@ RESULT = _doc(
                     "question": {"type": "string"},
                     "answer": {"type": "string"},
                     "status": {"type": "string"},
+                    "error": {
+                        **_STR_OR_NULL,
+                        "description": "why it has no answer (status and the call's error); "
+                        "null when it answered",
+                    },
                     "after_round": {"type": "integer", "minimum": 0},
                     "when": {"type": "string"},
                     "cost_usd": _NUM_OR_NULL,

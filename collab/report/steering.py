@@ -11,7 +11,16 @@ from collab.decision import HumanDecision, current, superseded
 from collab.report.decision_input import decision_input_md
 from collab.report.markup import demote_headings
 from collab.state import FollowUp, RunState
-from collab.text import md_cell
+from collab.text import md_cell, one_line
+
+
+def followup_error(f: FollowUp) -> str | None:
+    """Why a follow-up has no answer: its call's status and error (one line); None when
+    it answered."""
+    if f.status == "ok":
+        return None
+    error = None if f.meta is None else f.meta.error
+    return f"{f.status} ({one_line(error, 200)})" if error else f.status
 
 
 def _decision_line(d: HumanDecision) -> str:

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -180,6 +183,44 @@ def test_a_driver_that_dies_at_start_leaves_its_reason(
     assert doc["status"] == "pending" and doc["phase"] == "stopped" and not doc["active"]
     assert f"no run with id {started.run_id}" in str(doc["error"])
     assert doc["resume"] == f"collab resume {started.run_id}"
+
+
+def test_cancel_while_the_driver_is_still_starting_saves_the_run_interrupted(
+    cli: Cli, fake_agent: FakeAgent
+) -> None:
+    """``collab cancel`` right after ``--detach``: the driver is still importing, has no
+    SIGTERM handler yet, and Python's default action ends it at once, before it saves
+    anything. The run must not stay "pending" with nobody to drive it: cancel saves it
+    interrupted, resumable, as the driver's own handler would have."""
+    from collab.agents import load_agents
+    from collab.control.liveness import DRIVER_PID_FILE
+    from collab.request import DebateRequest, build_config
+    from collab.state import RunState
+    from collab.store import atomic_write, new_run_id
+
+    cfg = build_config(DebateRequest(topic="JWT", agent_a="fake", agent_b="fake",
+                                     judge_agent="fake", runner="subprocess", rounds=2),
+                       load_agents().keys())  # fmt: skip
+    run_dir = RunDir(new_run_id())
+    run_dir.create(RunState(run_id=run_dir.run_id, config=cfg, status="pending").to_dict())
+    # The driver as it is before its handler: `python … RUN_ID`, SIGTERM's default action.
+    stand_in = [sys.executable, "-c", "import time; time.sleep(120)", run_dir.run_id]
+    proc = subprocess.Popen(stand_in)
+    try:
+        atomic_write(run_dir.path / DRIVER_PID_FILE, f"{proc.pid}\n")  # as start does
+        assert driver_pid(run_dir.path) == proc.pid
+        doc = json_of(collab(cli, "cancel", run_dir.run_id, "--json"))
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == -signal.SIGTERM  # cancel's signal ended it
+    assert doc["status"] == "interrupted" and doc["phase"] == "stopped" and not doc["active"]
+    assert doc["resume"] == f"collab resume {run_dir.run_id}"
+    assert load_state(run_dir).status == "interrupted"
+    script(fake_agent)
+    res = collab(cli, "resume", run_dir.run_id, "--json")
+    assert res.code == 0, res.err
+    assert json_of(res)["status"] == "done"
 
 
 def test_status_wait_returns_at_the_next_step(cli: Cli, fake_agent: FakeAgent) -> None:

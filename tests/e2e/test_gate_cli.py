@@ -100,3 +100,19 @@ def test_a_failed_run_keeps_its_own_exit_code(fake_agent: FakeAgent, cli: Cli) -
     assert code == 1 and doc["status"] == "failed" and "gate" not in doc
     code, _, err = cli("gate", doc["run_id"])
     assert code == 1 and "did not finish (failed): no gate" in err
+
+
+def test_a_run_left_without_its_driver_names_no_none(cli: Cli) -> None:
+    """A run whose driver died before it began (pending, no error saved): the line says
+    what to do, never the literal "None" of the missing error."""
+    from collab.request import DebateRequest, build_config
+    from collab.state import RunState
+    from collab.store import RunDir, new_run_id
+
+    run_dir = RunDir(new_run_id())
+    cfg = build_config(DebateRequest(topic="Gate test"), ["claude", "codex", "gemini"])
+    run_dir.create(RunState(run_id=run_dir.run_id, config=cfg, status="pending").to_dict())
+    code, out, err = cli("gate", run_dir.run_id)
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert "None" not in err
+    assert f"did not finish (pending): no gate; collab resume {run_dir.run_id}" in err

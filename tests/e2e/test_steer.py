@@ -226,6 +226,31 @@ def test_ask_each_seat(cli: Cli, fake_agent: FakeAgent, capsys: Any) -> None:
         print(f"\nprompt characters: a full turn {turn_chars}, a follow-up {ask_chars}")
 
 
+def test_a_failed_follow_up_exits_1_and_says_why(cli: Cli, fake_agent: FakeAgent) -> None:
+    """A follow-up whose agent call fails is no answer: exit 1 with one line naming the
+    seat and the error (no "(error)" printed as if it were the answer), and --json's one
+    document carries the error on that follow-up."""
+    _script_steering(fake_agent)
+    rid = cli("debate", tc.TOPIC, *ONE).json()["run_id"]
+    broken = {"text": "", "exit": 1, "stderr": "the model is overloaded"}
+    fake_agent.script([{"match": [FOLLOWUP], "replies": [broken]}], "unmatched prompt")
+
+    res = cli("ask", rid, QUESTION, "--seat", "A")
+    assert res.code == 1, res
+    assert "(error)" not in res.out
+    said = [line for line in res.err.splitlines() if line.startswith("collab: ")]
+    assert len(said) == 1 and "follow-up to Role A failed" in said[0], res.err
+    assert "the model is overloaded" in said[0] and f"collab ask {rid}" in said[0]
+
+    both = cli("ask", rid, QUESTION, "--json")
+    assert both.code == 1, both
+    doc = json.loads(both.out)  # one document, and nothing else on stdout
+    assert doc["schema"] == "collab.result/2"
+    for f in doc["followups"][-2:]:
+        assert f["status"] == "error" and "the model is overloaded" in f["error"], f
+    assert doc["followups"][0]["error"] is not None  # the first failed ask, kept
+
+
 def test_ask_is_refused_while_the_run_is_driven(cli: Cli, fake_agent: FakeAgent) -> None:
     _script_steering(fake_agent)
     rid = cli("debate", tc.TOPIC, *ONE).json()["run_id"]
