@@ -99,7 +99,7 @@ def test_collab_ask_takes_a_third_seat_on_the_command_line(monkeypatch: Any) -> 
 
     state = finished(3)
     asked: list[str | None] = []
-    monkeypatch.setattr(steer, "ask_seats", lambda _id, _q, seat, _sinks: asked.append(seat))
+    monkeypatch.setattr(steer, "ask_seats", lambda _id, _q, seat, _sinks: asked.append(seat) or [])
     argv = ["ask", state.run_id, "Which is cheaper?", "--seat", "c"]
     res = CliRunner().invoke(whole_command(), argv)
     assert res.exit_code == 0, res.output
