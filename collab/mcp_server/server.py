@@ -198,7 +198,7 @@ class CollabServer:
         if wait:
             change = Change(run_dir.path)
             with anyio.move_on_after(wait):
-                while not change.seen(control.driver_pid):
+                while not change.seen(control.driver_of):  # an ask is no driver
                     await anyio.sleep(WAIT_POLL)
         return await anyio.to_thread.run_sync(control.status_document, run_dir)
 
