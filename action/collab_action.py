@@ -8,7 +8,8 @@ writes the step outputs (``run-id``, ``verdict``, ``blocking``, ``gate``, ``exit
 step exits with ``exit-code`` (the gate's 0/4/5, or the run's own 1/2/3/130), after the
 report was uploaded.
 
-A pull request from a fork (no secrets) is skipped with a notice. A diff over the context
+A pull request from a fork (no secrets) is skipped with a notice, and so is Dependabot's
+when the key is missing (it gets Dependabot secrets only). A diff over the context
 budget, or one the secret scan refuses (collab's ``error.refused``), gives one comment line
 instead of a failed job. A topic over collab's topic limit goes whole as a context file,
 under a short topic naming it.
@@ -29,6 +30,7 @@ from typing import Any
 # sent (errors.InputRefused). The message's words are for people; this field is the contract.
 _NOT_SENT = ("context-budget", "secret")
 _LOGIN_VARS = ("ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN")
+DEPENDABOT = "dependabot[bot]"
 _DIFF_NAME = "pull-request.diff"  # in RUNNER_TEMP
 # collab's advice for a secret refusal is --allow-secrets, which the Action does not offer.
 _ALLOW_ADVICE = re.compile(r"pass --allow-secrets to send (it|them) anyway")
@@ -46,6 +48,12 @@ def main(env: Mapping[str, str] = os.environ) -> int:
         out.set("skipped", "true")
         return 0
     if inp.get("agent", "claude") == "claude" and not any(env.get(v) for v in _LOGIN_VARS):
+        if _by_dependabot(env, pr):
+            _say("notice", "collab: skipped — Dependabot's pull requests get only "
+                 "Dependabot secrets: add ANTHROPIC_API_KEY as a Dependabot secret to "
+                 "debate them")  # fmt: skip
+            out.set("skipped", "true")
+            return 0
         _say("error", "collab: the secret is missing: pass anthropic-api-key "
              "(e.g. ${{ secrets.ANTHROPIC_API_KEY }})")  # fmt: skip
         out.set("exit-code", "3")
@@ -160,6 +168,13 @@ def _from_fork(pr: dict[str, Any]) -> bool:
     head = (pr.get("head") or {}).get("repo") or {}
     base = (pr.get("base") or {}).get("repo") or {}
     return head.get("full_name") != base.get("full_name")
+
+
+def _by_dependabot(env: Mapping[str, str], pr: dict[str, Any] | None) -> bool:
+    """A run Dependabot started (its pull request, or a push to it): GitHub gives it the
+    repository's Dependabot secrets only, and a read-only token, as it does a fork."""
+    author = ((pr or {}).get("user") or {}).get("login")
+    return DEPENDABOT in (env.get("GITHUB_ACTOR"), author)
 
 
 def _collab() -> list[str]:

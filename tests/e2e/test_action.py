@@ -70,11 +70,12 @@ def script_agent(fake_agent: FakeAgent) -> None:
 
 def action(
     w: Path, github: FakeGitHub, tmp_path: Path, *, fork: bool = False, base: str = "",
-    **inputs: str,
+    actor: str = "octocat", **inputs: str,
 ) -> tuple[subprocess.CompletedProcess[str], dict[str, str]]:  # fmt: skip
     base, head = base or git(w, "rev-parse", "main"), git(w, "rev-parse", "HEAD")
     event: dict[str, Any] = {"pull_request": {
         "number": 7,
+        "user": {"login": actor},
         "base": {"sha": base, "repo": {"full_name": SLUG}},
         "head": {"sha": head, "repo": {"full_name": "mallory/widgets" if fork else SLUG}},
     }}  # fmt: skip
@@ -89,6 +90,7 @@ def action(
         GITHUB_STEP_SUMMARY=str(tmp_path / "summary.md"), GITHUB_WORKSPACE=str(w),
         GITHUB_REPOSITORY=SLUG, GITHUB_API_URL=github.url, GITHUB_TOKEN=TOKEN,
         GITHUB_SERVER_URL="https://github.test", GITHUB_RUN_ID="99", RUNNER_TEMP=str(temp),
+        GITHUB_ACTOR=actor,
         INPUT_AGENT="fake", INPUT_ROUNDS="2", INPUT_RUNNER="subprocess",
         INPUT_TOPIC_FILE="docs/rfcs/0007-cache.md",
     )  # fmt: skip
@@ -133,6 +135,22 @@ def test_a_fork_is_skipped_with_a_notice(
     assert res.returncode == 0 and outputs == {"skipped": "true"}
     assert res.stdout.startswith("::notice::collab: skipped — this pull request comes from a fork")
     assert github.log == [] and fake_agent.calls() == []
+
+
+def test_dependabot_without_the_key_is_skipped_like_a_fork(
+    fake_agent: FakeAgent, workspace: Path, github: FakeGitHub, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    """No key on Dependabot's run: a notice, skipped, nothing asked of GitHub. Anyone
+    else without it still gets the missing-secret error (exit-code 3)."""
+    for name in ("ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    res, outputs = action(workspace, github, tmp_path, actor="dependabot[bot]", AGENT="claude")
+    assert res.returncode == 0 and outputs == {"skipped": "true"}, res.stdout
+    assert res.stdout.startswith("::notice::collab: skipped — Dependabot's pull requests")
+    assert github.log == [] and fake_agent.calls() == []
+    res, outputs = action(workspace, github, tmp_path, AGENT="claude")  # another author
+    assert outputs == {"exit-code": "3"} and "the secret is missing" in res.stdout
 
 
 @pytest.mark.parametrize(
