@@ -13,7 +13,7 @@ import typer
 from collab.cli import options as o
 from collab.cli.options import echo_json
 from collab.cli.runs import RunId
-from collab.text import clean
+from collab.text import clean, one_line
 
 if TYPE_CHECKING:
     from collab.events import FollowupFinished, Logged
@@ -49,7 +49,7 @@ class _Answers:
             case FollowupFinished():
                 self._finished(ev)
             case RunWarning():
-                sys.stderr.write(f"warning: {ev.text}\n")
+                _warn(ev.text)
 
     def _finished(self, ev: FollowupFinished) -> None:
         if ev.status != "ok":  # no answer: the command ends on the line saying why
@@ -69,8 +69,9 @@ def _who(seat: str) -> str:
 
 
 def _warn(text: str) -> None:
-    """A warning on stderr (stdout keeps the one JSON document under --json)."""
-    sys.stderr.write(f"warning: {clean(text)}\n")
+    """A warning on stderr, one line (an agent's stderr folded into it); stdout keeps the
+    one JSON document under --json."""
+    sys.stderr.write(f"warning: {one_line(text)}\n")
 
 
 def _warnings(logged: Logged) -> None:

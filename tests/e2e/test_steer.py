@@ -232,7 +232,7 @@ def test_a_failed_follow_up_exits_1_and_says_why(cli: Cli, fake_agent: FakeAgent
     document carries the error on that follow-up."""
     _script_steering(fake_agent)
     rid = cli("debate", tc.TOPIC, *ONE).json()["run_id"]
-    broken = {"text": "", "exit": 1, "stderr": "the model is overloaded"}
+    broken = {"text": "", "exit": 1, "stderr": "the model is overloaded\n  try again later"}
     fake_agent.script([{"match": [FOLLOWUP], "replies": [broken]}], "unmatched prompt")
 
     res = cli("ask", rid, QUESTION, "--seat", "A")
@@ -241,6 +241,9 @@ def test_a_failed_follow_up_exits_1_and_says_why(cli: Cli, fake_agent: FakeAgent
     said = [line for line in res.err.splitlines() if line.startswith("collab: ")]
     assert len(said) == 1 and "follow-up to Role A failed" in said[0], res.err
     assert "the model is overloaded" in said[0] and f"collab ask {rid}" in said[0]
+    # the agent's two lines of stderr are folded: every line on stderr says what it is
+    lines = res.err.splitlines()
+    assert all(line.startswith(("collab: ", "warning: ", "asking ")) for line in lines), res.err
 
     both = cli("ask", rid, QUESTION, "--json")
     assert both.code == 1, both
