@@ -40,7 +40,7 @@ from collab.events import (
     TurnStarted,
     from_json,
 )
-from collab.store import storage_error, storing
+from collab.store import storage_error, storing, write_all
 from collab.text import _CONTROL, clean_tree
 
 TEXT_EVERY = 0.3
@@ -210,10 +210,8 @@ class JsonlFile:
         if not _clean_as_is(line):
             line = _LINE.encode(clean_tree(doc))
         line += "\n"
-        data = memoryview(line.encode("utf-8"))
         try:
-            while data:
-                data = data[os.write(self._fd, data) :]
+            write_all(self._fd, line.encode("utf-8"))
         except OSError as exc:
             with contextlib.suppress(OSError):
                 os.ftruncate(self._fd, self._size)

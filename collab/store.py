@@ -92,9 +92,7 @@ def atomic_write(path: Path, text: str, mode: int = 0o600) -> None:
         # The bytes straight to mkstemp's descriptor: a text file object around it (its
         # buffer, encoder and the flush before fsync) cost more than the write itself.
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
+            write_all(fd, data)
             os.fsync(fd)
             if mode != 0o600:  # mkstemp's
                 os.fchmod(fd, mode)
@@ -163,11 +161,16 @@ def _stream(path: str, data: bytes) -> None:
     """``data`` written in place to ``path`` (a FIFO waits for its reader)."""
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NOCTTY)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
+        write_all(fd, data)
     finally:
         os.close(fd)
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Every byte of ``data`` to ``fd`` (a write may take only part of it)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def write_file(path: Path, text: str) -> None:
