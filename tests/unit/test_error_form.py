@@ -6,6 +6,7 @@ is text, not a request for JSON."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -50,3 +51,24 @@ def test_events_ndjson_gets_one_line_and_a_value_named_events_does_not(cli: Cli)
     assert json.loads(res.out)["error"]["message"] == ROUNDS
     res = cli("debate", "--rounds", "99", "--role-a", "--events", "T")
     assert res.code == 2 and res.out == "" and ROUNDS in res.err
+
+
+@pytest.mark.parametrize(
+    ("text", "flags", "refused"),
+    [("x" * 3000, ("--context-budget", "1000"), "context-budget"),
+     ("token = ghp_" + "a1B2" * 9 + "\n", (), "secret"),
+     ("fine\n", ("--rounds", "99"), None)],
+    ids=["budget", "secret", "other"],
+)  # fmt: skip
+def test_an_input_refused_before_sending_says_so_in_the_document(
+    cli: Cli, tmp_path: Path, text: str, flags: tuple[str, ...], refused: str | None
+) -> None:
+    """error.refused: what a program (the GitHub Action) reads instead of the message's
+    words; only an input refused before anything was sent has it."""
+    context = tmp_path / "notes.md"
+    context.write_text(text)
+    res = cli("debate", "T", "--context", str(context), *flags, "--json")
+    assert res.code == 2
+    error = res.json()["error"]
+    assert error.get("refused") == refused, error
+    assert ("refused" in error) is (refused is not None)

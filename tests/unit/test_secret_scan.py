@@ -19,7 +19,7 @@ from typing import NamedTuple
 import pytest
 
 from collab import secret_scan
-from collab.errors import EXIT_USAGE, UsageError
+from collab.errors import EXIT_USAGE, InputRefused, UsageError
 from collab.secret_scan import (
     Finding,
     SecretHit,
@@ -675,5 +675,7 @@ def test_the_advice_is_the_surfaces_for_one_finding_and_for_many(
         "2 possible secrets in the debate inputs, nothing was sent: the question line 1 "
         f"(GitHub Token); --why line 2 (Slack Token) ({many})"
     )
-    with pytest.raises(UsageError, match=re.escape(f"(not sent; {one})")):
+    with pytest.raises(UsageError, match=re.escape(f"(not sent; {one})")) as err:
         ensure_no_secrets("a topic", [], others=[("--note", "push with " + GITHUB)], remedy=remedy)
+    # what a program reads (error.refused under --json; the GitHub Action), not the words
+    assert isinstance(err.value, InputRefused) and err.value.refused == "secret"
