@@ -19,6 +19,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -105,7 +106,7 @@ def atomic_write(path: Path, text: str, mode: int = 0o600) -> None:
         raise
 
 
-_FD_DIR = re.compile(r"/proc/[0-9]+(?:/task/[0-9]+)?/fd")
+_FD_DIR = re.compile(r"/proc/([0-9]+)(?:/task/[0-9]+)?/fd")
 _MAX_LINKS = 40  # as the kernel's own limit on a path's symlinks
 
 
@@ -116,45 +117,59 @@ def write_named(path: Path, text: str, mode: int = 0o600) -> int | None:
     - a regular file, or one not there yet: :func:`atomic_write` with ``mode``;
     - a symlink: its target written (atomically, when a regular file), the link kept and
       the target's mode kept;
-    - a FIFO, a character device (``/dev/null``, a terminal) or a ``/proc/self/fd`` link
-      (``/dev/stdout``, whatever it points at): written in place, appended, no temp file;
-    - a block device: refused (:class:`UsageError`), nothing written.
+    - one of this process's descriptors (``/dev/stdout``, ``/dev/fd/3``,
+      ``/proc/self/fd/1``): written to that descriptor, at its own offset (what the shell
+      writes there after follows it, as with ``> out.md 2>&1``);
+    - a FIFO, a character device (``/dev/null``, a terminal) or another process's
+      ``/proc/PID/fd`` link: written in place, appended, no temp file;
+    - anything else (a block device, a socket, a directory): refused
+      (:class:`UsageError`), nothing written.
     An ``OSError`` is left to the caller, who knows how to word it."""
-    import stat
-
+    data = text.encode("utf-8")
+    through = _fd_link(str(path))
+    if through is not None and through >= 0:
+        write_all(through, data)
+        return None
     target = os.path.realpath(path)
     try:
         st = os.stat(target)
     except FileNotFoundError:
         st = None
-    if _through_fd_link(str(path)) or (
+    if through is not None or (
         st is not None and (stat.S_ISFIFO(st.st_mode) or stat.S_ISCHR(st.st_mode))
     ):
-        _stream(str(path), text.encode("utf-8"))
+        _stream(str(path), data)
         return None
-    if st is not None and stat.S_ISBLK(st.st_mode):
-        raise UsageError(f"{path} is a block device: give a file instead")
-    if st is not None and stat.S_ISREG(st.st_mode) and os.path.islink(path):
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        kind = _KINDS.get(stat.S_IFMT(st.st_mode), "not a regular file")
+        raise UsageError(f"{path} is {kind}: give a file instead")
+    if st is not None and os.path.islink(path):
         mode = stat.S_IMODE(st.st_mode)  # the target's, as writing through the link keeps it
     atomic_write(Path(target), text, mode=mode)
     return mode
 
 
-def _through_fd_link(path: str) -> bool:
+_KINDS = {stat.S_IFBLK: "a block device", stat.S_IFSOCK: "a socket", stat.S_IFDIR: "a directory"}
+
+
+def _fd_link(path: str) -> int | None:
     """Does ``path`` reach its file through a ``/proc/PID/fd/N`` link (``/dev/stdout``,
-    ``/dev/fd/3``, ``/proc/self/fd/1``)? Such a link names an open file of ours: replacing
-    it by name would take it from under the descriptor (``> out.md`` would lose the text)."""
+    ``/dev/fd/3``, ``/proc/self/fd/1``)? Such a link names an open file: replacing it by
+    name would take it from under the descriptor (``> out.md`` would lose the text).
+    ``N`` when it is this process's own descriptor, -1 for another's, None for no link."""
     here = os.path.abspath(path)
     for _ in range(_MAX_LINKS):
         folder = os.path.realpath(os.path.dirname(here))
-        if _FD_DIR.fullmatch(folder):
-            return True
+        if (m := _FD_DIR.fullmatch(folder)) is not None:
+            fd = os.path.basename(here)
+            own = int(m.group(1)) == os.getpid() and fd.isdigit()
+            return int(fd) if own else -1
         try:
             link = os.readlink(here)
         except OSError:  # not a link (or not there): the end of the chain
-            return False
+            return None
         here = os.path.normpath(os.path.join(folder, link))
-    return False
+    return None
 
 
 def _stream(path: str, data: bytes) -> None:

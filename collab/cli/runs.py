@@ -178,6 +178,8 @@ def _write(output: Path, text: str, mode: int = 0o600) -> None:
     from collab.errors import UsageError
     from collab.store import write_named
 
+    sys.stdout.flush()  # -o /dev/stdout writes to the descriptor: what was printed first
+    sys.stderr.flush()
     try:
         written = write_named(output, text, mode=mode)
     except OSError as exc:

@@ -16,6 +16,7 @@ import json
 import os
 import shutil
 import struct
+import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -213,7 +214,14 @@ def test_export_to_stdout_and_through_a_symlink(
             proc = cli.popen("export", run.run_id, "-f", "md", "-o", "/dev/stdout", stdout=fh)
             _, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, err
+        both = tmp_path / "both.md"  # > both.md 2>&1: the report, then export's line
+        with both.open("w", encoding="utf-8") as fh:
+            proc = cli.popen("export", run.run_id, "-f", "md", "-o", "/dev/stdout", stdout=fh,
+                             stderr=subprocess.STDOUT)  # fmt: skip
+            proc.communicate(timeout=120)
+        assert proc.returncode == 0
     assert redirected.read_text(encoding="utf-8") == "kept\n" + md
+    assert both.read_text(encoding="utf-8") == md + "wrote /dev/stdout\n"
     target = tmp_path / "shared" / "decision.html"
     target.parent.mkdir()
     target.write_text("old\n")

@@ -5,6 +5,7 @@ place, a block device refused."""
 from __future__ import annotations
 
 import os
+import socket
 import stat
 import threading
 from pathlib import Path
@@ -128,6 +129,38 @@ def test_an_fd_link_to_a_regular_file_writes_the_open_file_not_a_new_one(
     assert out.stat().st_ino == inode
     assert out.read_text(encoding="utf-8") == "before\n" + TEXT
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.md"]
+
+
+def test_own_descriptor_is_written_at_its_own_offset(tmp_path: Path) -> None:
+    """``export -o /dev/stdout > out.md 2>&1``: the report goes to the descriptor itself,
+    so what is written to it after (export's "wrote" line) follows the report instead of
+    overwriting its start (a new open file of the link would have an offset of its own)."""
+    out = tmp_path / "out.md"
+    fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # as the shell opens it
+    try:
+        os.write(fd, b"before\n")
+        assert write_named(Path(f"/proc/self/fd/{fd}"), TEXT) is None
+        os.write(fd, b"after\n")
+    finally:
+        os.close(fd)
+    assert out.read_text(encoding="utf-8") == "before\n" + TEXT + "after\n"
+
+
+def test_a_socket_or_a_directory_is_refused_and_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only a regular file is replaced: a socket behind a symlink (``-o /dev/log``) or a
+    directory is refused with one line, and left as it was."""
+    monkeypatch.chdir(tmp_path)  # a short name: a socket's path has ~108 bytes at most
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind("s")
+        (tmp_path / "log").symlink_to("s")
+        for named, kind in ((tmp_path / "log", "a socket"), (tmp_path, "a directory")):
+            with pytest.raises(UsageError) as caught:
+                write_named(named, TEXT)
+            assert str(caught.value) == f"{named} is {kind}: give a file instead"
+        assert stat.S_ISSOCK((tmp_path / "s").lstat().st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["log", "s"]
 
 
 # -- the formats, declared once (collab.formats) -------------------------------------------
