@@ -8,11 +8,11 @@ writes the step outputs (``run-id``, ``verdict``, ``blocking``, ``gate``, ``exit
 step exits with ``exit-code`` (the gate's 0/4/5, or the run's own 1/2/3/130), after the
 report was uploaded.
 
-A pull request from a fork (no secrets) is skipped with a notice, and so is Dependabot's
-when the key is missing (it gets Dependabot secrets only). A diff over the context
-budget, or one the secret scan refuses (collab's ``error.refused``), gives one comment line
-instead of a failed job. A topic over collab's topic limit goes whole as a context file,
-under a short topic naming it.
+A pull request from a fork (no secrets) is skipped with a notice, and so is a run
+Dependabot started when the key is missing (it gets Dependabot secrets only). A diff
+over the context budget, or one the secret scan refuses (collab's ``error.refused``),
+gives one comment line instead of a failed job. A topic over collab's topic limit goes
+whole as a context file, under a short topic naming it.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def main(env: Mapping[str, str] = os.environ) -> int:
         out.set("skipped", "true")
         return 0
     if inp.get("agent", "claude") == "claude" and not any(env.get(v) for v in _LOGIN_VARS):
-        if _by_dependabot(env, pr):
+        if _by_dependabot(env):
             _say("notice", "collab: skipped — Dependabot's pull requests get only "
                  "Dependabot secrets: add ANTHROPIC_API_KEY as a Dependabot secret to "
                  "debate them")  # fmt: skip
@@ -170,11 +170,11 @@ def _from_fork(pr: dict[str, Any]) -> bool:
     return head.get("full_name") != base.get("full_name")
 
 
-def _by_dependabot(env: Mapping[str, str], pr: dict[str, Any] | None) -> bool:
-    """A run Dependabot started (its pull request, or a push to it): GitHub gives it the
-    repository's Dependabot secrets only, and a read-only token, as it does a fork."""
-    author = ((pr or {}).get("user") or {}).get("login")
-    return DEPENDABOT in (env.get("GITHUB_ACTOR"), author)
+def _by_dependabot(env: Mapping[str, str]) -> bool:
+    """A run Dependabot started: GitHub gives it the repository's Dependabot secrets
+    only, and a read-only token, as it does a fork. The run's actor decides, not the pull
+    request's author: a person's push to Dependabot's pull request gets the secrets."""
+    return env.get("GITHUB_ACTOR") == DEPENDABOT
 
 
 def _collab() -> list[str]:
@@ -198,7 +198,9 @@ def _short_topic(topic_file: Path, name: str, temp: Path) -> Path | None:
     from collab.options import MAX_TOPIC_CHARS
 
     try:
-        text = topic_file.read_text(encoding="utf-8", errors="replace").strip()
+        # measured as collab reads it: bytes decoded, no newline translation (a CRLF is
+        # two characters there, one in read_text)
+        text = topic_file.read_bytes().decode("utf-8-sig", errors="replace").strip()
     except OSError:
         return None  # collab debate says what is wrong with the file
     if len(text) <= MAX_TOPIC_CHARS:
