@@ -107,6 +107,10 @@ class _Refused(Exception):
     """A 422: GitHub would not take this body."""
 
 
+# Who a workflow's GITHUB_TOKEN posts as.
+WORKFLOW_BOT = "github-actions[bot]"
+
+
 class _Api:
     def __init__(self, client: httpx.Client, sleep: Callable[[float], None]) -> None:
         self.client = client
@@ -114,23 +118,25 @@ class _Api:
 
     def find(self, t: Target, marker: str) -> int | None:
         """The id of the newest comment whose body starts with ``marker`` and that collab
-        wrote: a Bot's (the workflow's token posts as github-actions[bot]) or, with a
-        personal token, the token's own login's. Anyone can type the marker into a comment
-        of theirs: such a comment is never edited."""
+        wrote: with a personal token, the token's own login's; with the workflow's token
+        (GitHub answers it no ``GET /user``), github-actions[bot]'s. Anyone can type the
+        marker into a comment of theirs, another app's bot too: such a comment is never
+        edited (with a token of another app, each run posts a new comment)."""
         url: str | None = f"/repos/{t.repo}/issues/{t.pr}/comments?per_page=100"
-        found: list[tuple[bool, str, int]] = []
+        found: list[tuple[str, int]] = []
         pages = 0
         while url and pages < 50:
             resp = self.call("GET", url)
             for c in resp.json():
                 if str(c.get("body") or "").startswith(marker):
                     user = c.get("user") or {}
-                    found.append((user.get("type") == "Bot", str(user.get("login") or ""),
-                                  int(c["id"])))  # fmt: skip
+                    found.append((str(user.get("login") or ""), int(c["id"])))
             url = resp.links.get("next", {}).get("url")
             pages += 1
-        login = self.login() if any(not bot for bot, _, _ in found) else None
-        mine = [cid for bot, who, cid in found if bot or (login is not None and who == login)]
+        if not found:
+            return None
+        author = self.login() or WORKFLOW_BOT
+        mine = [cid for who, cid in found if who == author]
         return mine[-1] if mine else None
 
     def login(self) -> str | None:

@@ -196,7 +196,7 @@ def _asks_for(args: list[str]) -> tuple[bool, bool]:
     the parser cannot read to its end (a mistyped command or option) keeps the words
     before ``--`` as what was asked."""
     words = args[: args.index("--")] if "--" in args else args
-    guess = ("--json" in words, "--events" in words)
+    guess = ("--json" in words, any(w == "--events" or w.startswith("--events=") for w in words))
     if not any(guess):
         return guess
     try:

@@ -52,11 +52,21 @@ def _read_pid(path: Path) -> int | None:
 
 def lock_holder(run_path: Path) -> int | None:
     """The pid of the process driving the run, or None when nobody does."""
+    held = _holder(run_path)
+    return None if held is None else held[0]
+
+
+def _holder(run_path: Path) -> tuple[int, bool] | None:
+    """The lock's holder and whether it is a steering operation, from one read of the
+    lock file (two reads could take the pid of one holder and the role of the next)."""
     lock = run_path / LOCK_FILE
-    pid = _read_pid(lock)
-    if pid is None or not pid_alive(pid):
+    lines = _lines(lock)
+    text = lines[0].strip() if lines else ""
+    if not text.isdigit() or not pid_alive(pid := int(text)):
         return None
-    return None if procfs.has_open(pid, lock) is False else pid
+    if procfs.has_open(pid, lock) is False:
+        return None
+    return pid, lines[1:2] == [STEERING]
 
 
 def driver_pid(run_path: Path) -> int | None:
@@ -71,9 +81,9 @@ def driver_pid(run_path: Path) -> int | None:
 def driver_of(run_path: Path) -> int | None:
     """Like :func:`driver_pid`, but only a debate's driver: a steering operation holding
     the lock (``collab ask`` on a finished run, ``decide``) does not make it "running"."""
-    holder = lock_holder(run_path)
-    if holder is not None and _lines(run_path / LOCK_FILE)[1:2] != [STEERING]:
-        return holder
+    held = _holder(run_path)
+    if held is not None and not held[1]:
+        return held[0]
     return _detached(run_path)
 
 

@@ -78,7 +78,9 @@ def _settle_unstarted(run_dir: RunDir) -> None:
     nobody to drive it. Save it "interrupted", as the handler would have (resumable).
     A run the driver did take over has left "pending" already; one another process
     drives now holds the lock, and is left to it."""
-    with contextlib.suppress(RunLockedError), run_dir.locked():
+    # steering: while this process holds the lock it is no driver (cancel or status
+    # must not take it, or an MCP server that cancelled, for the run's driver)
+    with contextlib.suppress(RunLockedError), run_dir.locked(steering=True):
         state = load_state(run_dir)
         if state.status == "pending":
             state.status = "interrupted"

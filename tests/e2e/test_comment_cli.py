@@ -68,6 +68,7 @@ def test_created_then_edited_never_duplicated(
         "GET /repos/acme/widgets/issues/7/comments?per_page=100 -> 200",
         "POST /repos/acme/widgets/issues/7/comments -> 201",
         "GET /repos/acme/widgets/issues/7/comments?per_page=100 -> 200",
+        "GET /user -> 403",  # who are we? a workflow's token: github-actions[bot]
         f"PATCH /repos/acme/widgets/issues/comments/{github.comments[(REPO, 7)][0]['id']} -> 200",
     ]
     print("\n" + "\n".join(github.log) + "\n\n" + body)
@@ -155,14 +156,16 @@ def test_a_forged_marker_alone_is_never_edited(github: FakeGitHub, run_id: str, 
     it is: a new comment is created, and the next run edits that one."""
     key = "rfc-7"
     forged = github.seed(REPO, 7, marker(key) + "\nsomeone typed our marker", "User")
+    other_app = github.seed(REPO, 7, marker(key) + "\nanother app", "Bot", login="other[bot]")
     args = ["comment", run_id, "--github-pr", "7", "--comment-key", key]
     code, out, _ = run(cli, *args)
     assert code == 0 and out.startswith("comment created")
     code, out, _ = run(cli, *args)
     assert code == 0 and out.startswith("comment updated")
-    assert not any(f"comments/{forged}" in line for line in github.log)
-    forged_body, ours = github.bodies(REPO, 7)
+    assert not any(f"comments/{c}" in line for line in github.log for c in (forged, other_app))
+    forged_body, app_body, ours = github.bodies(REPO, 7)
     assert forged_body.endswith("someone typed our marker") and "**Crux:**" in ours
+    assert app_body.endswith("another app")
 
 
 def test_a_personal_token_edits_its_own_login_s_comment_only(
@@ -172,12 +175,13 @@ def test_a_personal_token_edits_its_own_login_s_comment_only(
     key = "rfc-7"
     mine = github.seed(REPO, 7, marker(key) + "\nold", "User", login="octo-dev")
     forged = github.seed(REPO, 7, marker(key) + "\nforged", "User", login="mallory")
+    bot = github.seed(REPO, 7, marker(key) + "\na bot's", "Bot")  # newer, and not the token's
     code, out, _ = run(cli, "comment", run_id, "--github-pr", "7", "--comment-key", key)
     assert code == 0 and out.startswith("comment updated")
     assert f"PATCH /repos/acme/widgets/issues/comments/{mine} -> 200" in github.log
     assert "GET /user -> 200" in github.log
-    assert not any(f"comments/{forged}" in line for line in github.log)
-    assert github.bodies(REPO, 7)[1] == marker(key) + "\nforged"
+    assert not any(f"comments/{c}" in line for line in github.log for c in (forged, bot))
+    assert github.bodies(REPO, 7)[1:] == [marker(key) + "\nforged", marker(key) + "\na bot's"]
 
 
 @pytest.mark.parametrize(

@@ -45,8 +45,11 @@ def test_the_json_flag_gets_one_document(cli: Cli, argv: tuple[str, ...], messag
     assert doc["schema"] == "collab.error/1" and message in doc["error"]["message"], doc
 
 
-def test_events_ndjson_gets_one_line_and_a_value_named_events_does_not(cli: Cli) -> None:
-    res = cli("debate", "T", "--rounds", "99", "--events", "ndjson")
+@pytest.mark.parametrize("events", [("--events", "ndjson"), ("--events=ndjson",)])
+def test_events_ndjson_gets_one_line_and_a_value_named_events_does_not(
+    cli: Cli, events: tuple[str, ...]
+) -> None:
+    res = cli("debate", "T", "--rounds", "99", *events)
     assert res.code == 2 and res.out.count("\n") == 1
     assert json.loads(res.out)["error"]["message"] == ROUNDS
     res = cli("debate", "--rounds", "99", "--role-a", "--events", "T")

@@ -5,11 +5,10 @@ as it was. Milliseconds a run, no processes."""
 from __future__ import annotations
 
 import os
-import time
 
 import pytest
 
-from collab.control import ops
+from collab.control import liveness, ops, status
 from collab.control.decide import record_decision
 from collab.control.progress import Progress
 from collab.control.status import status_document, wait_for_change
@@ -223,9 +222,9 @@ def test_a_finished_run_being_asked_is_not_running(monkeypatch: pytest.MonkeyPat
         doc = status_document(run_dir)
         assert (doc["active"], doc["phase"]) == (False, "finished")
         assert ops.result_of(rid)["status"] == "done"
-        start = time.monotonic()
-        wait_for_change(run_dir, 5.0)  # nobody drives it: no wait
-        assert time.monotonic() - start < 2.0
+        with monkeypatch.context() as m:
+            m.setattr(status.time, "sleep", _no_waiting)
+            wait_for_change(run_dir, 5.0)  # nobody drives it: no wait at all
         stopped: list[int] = []
         monkeypatch.setattr(ops, "stop_driver", stopped.append)
         ops.cancel_run(rid, wait=0)  # the asking process (maybe the MCP server) lives on
@@ -236,6 +235,10 @@ def test_a_finished_run_being_asked_is_not_running(monkeypatch: pytest.MonkeyPat
             ops.result_of(rid)
         ops.cancel_run(rid, wait=0)
         assert stopped == [os.getpid()]
+
+
+def _no_waiting(seconds: float) -> None:
+    raise AssertionError(f"waited {seconds} s for a run nobody drives")
 
 
 def test_an_ask_holds_the_lock_as_a_steering_operation() -> None:
@@ -309,3 +312,38 @@ def test_steering_messages_name_arguments_as_the_surface_spells_them(surface: Su
         with pytest.raises(UsageError) as err:
             call()
         assert str(err.value).startswith(message), str(err.value)
+
+
+def test_cancels_save_of_a_run_left_pending_leaves_no_driver_behind(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Cancel saves a run whose driver died starting as interrupted, under the lock as a
+    steering operation: where /proc cannot say who has the lock open (macOS), the lock
+    file's pid, the cancelling process (maybe the MCP server), must not read as the
+    run's driver after — a second cancel would signal it."""
+    state = debated(2).state
+    run_dir = RunDir(state.run_id)
+    state.status = "pending"
+    run_dir.save(state.to_dict())
+    monkeypatch.setattr(liveness.procfs, "has_open", lambda pid, path: None)
+    ops._settle_unstarted(run_dir)
+    assert load_state(run_dir).status == "interrupted"
+    assert liveness.driver_of(run_dir.path) is None
+    assert status_document(run_dir)["active"] is False
+
+
+def test_the_lock_holder_and_its_role_come_from_one_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An ask lets go and a driver takes the lock between two reads of the lock file:
+    the ask's pid must not be taken with the driver's role (cancel would signal it)."""
+    run_dir = RunDir(debated(2).state.run_id)
+    lock = run_dir.path / liveness.LOCK_FILE
+    alive = liveness.pid_alive
+
+    def handed_over(pid: int) -> bool:  # the file changes hands right after it is read
+        lock.write_text("424242\n")
+        return alive(pid)
+
+    with run_dir.locked(steering=True):
+        monkeypatch.setattr(liveness, "pid_alive", handed_over)
+        monkeypatch.setattr(liveness.procfs, "has_open", lambda pid, path: True)
+        assert liveness.driver_of(run_dir.path) is None
