@@ -202,10 +202,12 @@ def _asks_for(args: list[str]) -> tuple[bool, bool]:
     try:
         cmd, given = typer.main.get_command(_app_for(args)), list(args)
         ctx = cmd.make_context("collab", list(given), resilient_parsing=True)
+        above = False  # --json given to a group before its command (collab --json list)
         while isinstance(cmd, typer.core.TyperGroup):
             rest = [*getattr(ctx, "_protected_args", ()), *ctx.args]
             if not rest:
                 break
+            above = above or bool(ctx.params.get("as_json"))
             name, sub, given = cmd.resolve_command(ctx, rest)
             if name is None or sub is None:
                 return guess
@@ -215,7 +217,7 @@ def _asks_for(args: list[str]) -> tuple[bool, bool]:
         opts, _, _ = cmd.make_parser(ctx).parse_args(args=given)
     except Exception:
         return guess
-    return bool(opts.get("as_json")), opts.get("events") is not None
+    return above or bool(opts.get("as_json")), opts.get("events") is not None
 
 
 def _fail(

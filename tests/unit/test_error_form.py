@@ -35,8 +35,11 @@ def test_json_as_a_value_is_not_the_flag(cli: Cli, argv: tuple[str, ...]) -> Non
      (("debate", "T", "--no-such", "--json"), "No such option: --no-such"),  # unread to its end
      (("no-such", "--json"), "No such command 'no-such'"),
      (("presets", "show", "no-such", "--json"), "unknown preset 'no-such'"),  # a group's command
-     (("ask", "--json"), "Missing argument")],
-    ids=["after", "before", "unknown-option", "unknown-command", "group", "missing"],
+     (("ask", "--json"), "Missing argument"),
+     (("--json", "list"), "--json goes after the command"),  # the root's own --json
+     (("--json", "debate", "T", "--rounds", "99"), "--json goes after the command")],
+    ids=["after", "before", "unknown-option", "unknown-command", "group", "missing", "root",
+         "root-then-command"],
 )  # fmt: skip
 def test_the_json_flag_gets_one_document(cli: Cli, argv: tuple[str, ...], message: str) -> None:
     res = cli(*argv)
