@@ -405,11 +405,14 @@ def test_never_reached():
 """
 
 WAITING = """
-import os, time
+import os
+from tests import every_core
+from tests.helpers import wait_until
 
 def test_first():
     open(os.path.join(os.environ["MARKS"], "waiting"), "w").close()
-    time.sleep(0.5)  # (a test at work when the session is ended)
+    # at work until the session is ended on the other core: the stop has reached us
+    assert wait_until(lambda: every_core._stop_asked, 60)
 
 def test_second():
     open(os.path.join(os.environ["MARKS"], "reached"), "w").close()
